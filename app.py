@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Composition root: read the environment, build its stacks, synthesize.
+
+Select an environment with ``-c env=<name>`` (``environments/<name>.yaml``) or any file
+with ``-c config=<path>``; the default is ``dev``. Bad configuration stops here with one
+line on stderr and exit code 2, before any construct exists.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
+
+from config import ConfigError, EnvironmentConfig, load_environment  # noqa: E402
+
+
+def main() -> int:
+    from aws_cdk import App
+
+    app = App()
+    try:
+        env = _environment(app.node.try_get_context("env"), app.node.try_get_context("config"))
+    except ConfigError as error:
+        print(f"error: {error.line()}", file=sys.stderr)
+        return 2
+    build(app, env)
+    app.synth()
+    return 0
+
+
+def _environment(name: object, path: object) -> EnvironmentConfig:
+    return load_environment(name=str(name) if name else None, path=str(path) if path else None)
+
+
+def build(app: object, env: EnvironmentConfig) -> None:
+    """Add every stack of ``env`` to ``app`` and attach the cdk-nag checks."""
+    from aws_cdk import App
+
+    from stacks.cluster_stack import GpuClusterStack, stack_name
+    from stacks.nag import apply_nag
+
+    assert isinstance(app, App)
+    cluster = GpuClusterStack(app, stack_name(env), env=env)
+    apply_nag(app, [cluster])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

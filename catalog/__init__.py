@@ -1,0 +1,1 @@
+"""Reference data the platform is built from: versions, instance types, feature gates."""

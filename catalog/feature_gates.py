@@ -1,0 +1,166 @@
+"""The Kubernetes 1.37 feature gates that workload-aware scheduling depends on.
+
+One registry, as data. Validation (``policy.gates``), the kubelet NodeConfig, the
+stack output and the field-level gate checks all read it; nothing else hard-codes a
+gate name. Source: the 1.37 feature-gate reference and KEPs 4671, 5547, 5732, 5832.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Stage(str, Enum):
+    ALPHA = "alpha"
+    BETA = "beta"
+    GA = "ga"
+    REMOVED = "removed"
+
+
+class Component(str, Enum):
+    APISERVER = "kube-apiserver"
+    SCHEDULER = "kube-scheduler"
+    CONTROLLER_MANAGER = "kube-controller-manager"
+    KUBELET = "kubelet"
+
+
+CONTROL_PLANE = frozenset({Component.APISERVER, Component.SCHEDULER, Component.CONTROLLER_MANAGER})
+ALL_COMPONENTS = CONTROL_PLANE | {Component.KUBELET}
+
+
+@dataclass(frozen=True)
+class FieldRef:
+    """An API field a gate unlocks: ``kind`` plus a dotted path (``[]`` marks lists)."""
+
+    kind: str
+    path: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}.{self.path}"
+
+
+@dataclass(frozen=True)
+class FeatureGate:
+    name: str
+    stage: Stage
+    default: bool
+    components: frozenset[Component]
+    api_versions: tuple[str, ...] = ()
+    depends_on: tuple[str, ...] = ()
+    unlocks: tuple[FieldRef, ...] = ()
+    replaced_by: str | None = None
+
+    @property
+    def locked_on(self) -> bool:
+        return self.stage is Stage.GA
+
+
+def _f(kind: str, *paths: str) -> tuple[FieldRef, ...]:
+    return tuple(FieldRef(kind, p) for p in paths)
+
+
+_TEMPLATE = "spec.podGroupTemplates[]"
+_COMPOSITE = "spec.compositePodGroupTemplates[]"
+
+_GATES: tuple[FeatureGate, ...] = (
+    FeatureGate(
+        "GenericWorkload", Stage.BETA, False, CONTROL_PLANE,
+        api_versions=("scheduling.k8s.io/v1beta1",),
+        unlocks=(
+            *_f("Workload", "spec"),
+            *_f("PodGroup", "spec"),
+            *_f("Pod", "spec.schedulingGroup"),
+        ),
+    ),
+    FeatureGate(
+        "WorkloadWithJob", Stage.ALPHA, False,
+        frozenset({Component.APISERVER, Component.CONTROLLER_MANAGER}),
+        depends_on=("GenericWorkload",),
+        unlocks=_f("Job", "spec.scheduling"),
+    ),
+    FeatureGate(
+        "TopologyAwareWorkloadScheduling", Stage.ALPHA, False,
+        frozenset({Component.APISERVER, Component.SCHEDULER}),
+        depends_on=("GenericWorkload",),
+        unlocks=(
+            *_f("Workload", f"{_TEMPLATE}.schedulingConstraints.topology",
+                f"{_COMPOSITE}.schedulingConstraints.topology"),
+            *_f("PodGroup", "spec.schedulingConstraints.topology"),
+            *_f("CompositePodGroup", "spec.schedulingConstraints.topology"),
+            *_f("Job", "spec.scheduling.schedulingConstraints.topology"),
+        ),
+    ),
+    FeatureGate(
+        "CompositePodGroup", Stage.ALPHA, False, CONTROL_PLANE,
+        api_versions=("scheduling.k8s.io/v1alpha3",),
+        depends_on=("GenericWorkload", "TopologyAwareWorkloadScheduling"),
+        unlocks=(
+            *_f("CompositePodGroup", "spec"),
+            *_f("Workload", "spec.compositePodGroupTemplates"),
+            *_f("PodGroup", "spec.parentCompositePodGroupName"),
+        ),
+    ),
+    FeatureGate(
+        "PodGroupPreemptionPolicy", Stage.ALPHA, False,
+        frozenset({Component.APISERVER, Component.SCHEDULER}),
+        depends_on=("GenericWorkload",),
+        unlocks=(
+            *_f("Workload", f"{_TEMPLATE}.preemptionPolicy", f"{_COMPOSITE}.preemptionPolicy"),
+            *_f("PodGroup", "spec.preemptionPolicy"),
+        ),
+    ),
+    FeatureGate(
+        "DRAWorkloadResourceClaims", Stage.BETA, False, ALL_COMPONENTS,
+        depends_on=("GenericWorkload", "DynamicResourceAllocation"),
+        unlocks=(
+            *_f("Workload", f"{_TEMPLATE}.resourceClaims", f"{_COMPOSITE}.resourceClaims"),
+            *_f("PodGroup", "spec.resourceClaims"),
+            *_f("Job", "spec.scheduling.resourceClaims"),
+        ),
+    ),
+    FeatureGate(
+        "DynamicResourceAllocation", Stage.GA, True, ALL_COMPONENTS,
+        api_versions=("resource.k8s.io/v1",),
+        unlocks=(*_f("DeviceClass", "spec"), *_f("ResourceClaimTemplate", "spec")),
+    ),
+    FeatureGate(
+        "DRAExtendedResource", Stage.GA, True,
+        frozenset({Component.APISERVER, Component.SCHEDULER, Component.CONTROLLER_MANAGER,
+                   Component.KUBELET}),
+        depends_on=("DynamicResourceAllocation",),
+        unlocks=_f("DeviceClass", "spec.extendedResourceName"),
+    ),
+    FeatureGate(
+        "DRAPartitionableDevices", Stage.BETA, True,
+        frozenset({Component.APISERVER, Component.SCHEDULER}),
+        depends_on=("DynamicResourceAllocation",),
+    ),
+    FeatureGate(
+        "DRAConsumableCapacity", Stage.BETA, True,
+        frozenset({Component.APISERVER, Component.SCHEDULER, Component.KUBELET}),
+        depends_on=("DynamicResourceAllocation",),
+    ),
+    FeatureGate(
+        "DRADeviceBindingConditions", Stage.BETA, True,
+        frozenset({Component.APISERVER, Component.SCHEDULER}),
+        depends_on=("DynamicResourceAllocation",),
+    ),
+    FeatureGate(
+        "DRADeviceTaints", Stage.GA, True,
+        frozenset({Component.APISERVER, Component.SCHEDULER, Component.CONTROLLER_MANAGER}),
+        depends_on=("DynamicResourceAllocation",),
+        unlocks=_f("ResourceClaimTemplate", "spec.spec.devices.requests[].exactly.tolerations"),
+    ),
+    FeatureGate(
+        "DRADeviceTaintRules", Stage.GA, True,
+        frozenset({Component.APISERVER, Component.SCHEDULER, Component.CONTROLLER_MANAGER}),
+        depends_on=("DRADeviceTaints",),
+    ),
+    FeatureGate("GangScheduling", Stage.REMOVED, False, CONTROL_PLANE,
+                replaced_by="GenericWorkload"),
+    FeatureGate("WorkloadAwarePreemption", Stage.REMOVED, False, CONTROL_PLANE,
+                replaced_by="GenericWorkload"),
+)
+
+FEATURE_GATES: dict[str, FeatureGate] = {g.name: g for g in _GATES}

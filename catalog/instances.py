@@ -1,0 +1,114 @@
+"""EC2 instance types the platform knows, as data.
+
+GPU rows carry what the capacity and device checks need: the GPU model behind the
+DRA driver's ``productName`` attribute, GPUs per instance, and the vCPU and memory
+a gang's pods compete for. Figures are from the EC2 accelerated-computing pages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class GpuModel(str, Enum):
+    """GPU models offered by the instance families we support."""
+
+    A100_40GB = "A100-40GB"
+    A100_80GB = "A100-80GB"
+    A10G = "A10G"
+    L4 = "L4"
+    L40S = "L40S"
+    H100_80GB = "H100-80GB"
+    H200 = "H200"
+    B200 = "B200"
+
+
+@dataclass(frozen=True)
+class GpuSpec:
+    """What the NVIDIA DRA driver publishes for one GPU model."""
+
+    product_name: str
+    architecture: str
+    compute_capability: str
+    memory_gib: int
+
+
+GPU_SPECS: dict[GpuModel, GpuSpec] = {
+    GpuModel.A100_40GB: GpuSpec("NVIDIA A100-SXM4-40GB", "Ampere", "8.0.0", 40),
+    GpuModel.A100_80GB: GpuSpec("NVIDIA A100-SXM4-80GB", "Ampere", "8.0.0", 80),
+    GpuModel.A10G: GpuSpec("NVIDIA A10G", "Ampere", "8.6.0", 24),
+    GpuModel.L4: GpuSpec("NVIDIA L4", "Ada Lovelace", "8.9.0", 24),
+    GpuModel.L40S: GpuSpec("NVIDIA L40S", "Ada Lovelace", "8.9.0", 48),
+    GpuModel.H100_80GB: GpuSpec("NVIDIA H100 80GB HBM3", "Hopper", "9.0.0", 80),
+    GpuModel.H200: GpuSpec("NVIDIA H200", "Hopper", "9.0.0", 141),
+    GpuModel.B200: GpuSpec("NVIDIA B200", "Blackwell", "10.0.0", 180),
+}
+
+
+@dataclass(frozen=True)
+class InstanceType:
+    """One EC2 instance type; ``gpus == 0`` for CPU-only types."""
+
+    name: str
+    vcpus: int
+    memory_gib: int
+    gpus: int = 0
+    gpu_model: GpuModel | None = None
+    architecture: str = "x86_64"
+
+    @property
+    def family(self) -> str:
+        return self.name.split(".", 1)[0]
+
+    @property
+    def is_gpu(self) -> bool:
+        return self.gpus > 0
+
+
+def _sized_family(
+    family: str, model: GpuModel, rows: list[tuple[str, int, int, int]]
+) -> list[InstanceType]:
+    return [
+        InstanceType(f"{family}.{size}", vcpus, memory_gib, gpus, model)
+        for size, gpus, vcpus, memory_gib in rows
+    ]
+
+
+# (size, GPUs, vCPUs, memory GiB)
+_G5 = [
+    ("xlarge", 1, 4, 16), ("2xlarge", 1, 8, 32), ("4xlarge", 1, 16, 64),
+    ("8xlarge", 1, 32, 128), ("12xlarge", 4, 48, 192), ("16xlarge", 1, 64, 256),
+    ("24xlarge", 4, 96, 384), ("48xlarge", 8, 192, 768),
+]
+_G6E = [
+    ("xlarge", 1, 4, 32), ("2xlarge", 1, 8, 64), ("4xlarge", 1, 16, 128),
+    ("8xlarge", 1, 32, 256), ("12xlarge", 4, 48, 384), ("16xlarge", 1, 64, 512),
+    ("24xlarge", 4, 96, 768), ("48xlarge", 8, 192, 1536),
+]
+
+_ALL: list[InstanceType] = [
+    InstanceType("p4d.24xlarge", 96, 1152, 8, GpuModel.A100_40GB),
+    InstanceType("p4de.24xlarge", 96, 1152, 8, GpuModel.A100_80GB),
+    InstanceType("p5.48xlarge", 192, 2048, 8, GpuModel.H100_80GB),
+    InstanceType("p5e.48xlarge", 192, 2048, 8, GpuModel.H200),
+    InstanceType("p5en.48xlarge", 192, 2048, 8, GpuModel.H200),
+    InstanceType("p6-b200.48xlarge", 192, 2048, 8, GpuModel.B200),
+    *_sized_family("g5", GpuModel.A10G, _G5),
+    *_sized_family("g6", GpuModel.L4, _G5),
+    *_sized_family("g6e", GpuModel.L40S, _G6E),
+    # CPU types for the system node group.
+    *[
+        InstanceType(f"{family}.{size}", vcpus, memory_gib)
+        for family in ("m6i", "m7i", "m6a", "m7a", "c6i", "c7i")
+        for size, vcpus, memory_gib in (("large", 2, 8), ("xlarge", 4, 16), ("2xlarge", 8, 32))
+    ],
+    *[
+        InstanceType(f"{family}.{size}", vcpus, memory_gib, architecture="arm64")
+        for family in ("m7g", "c7g")
+        for size, vcpus, memory_gib in (("large", 2, 8), ("xlarge", 4, 16), ("2xlarge", 8, 32))
+    ],
+]
+
+INSTANCE_TYPES: dict[str, InstanceType] = {t.name: t for t in _ALL}
+GPU_FAMILIES: frozenset[str] = frozenset(t.family for t in _ALL if t.is_gpu)

@@ -1,0 +1,29 @@
+"""The one error type bad input produces."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+class ConfigError(Exception):
+    """A configuration problem, rendered as one line: where, what was given, how to fix it."""
+
+    def __init__(self, field: str, value: Any, problem: str, fix: str, *, source: str = "") -> None:
+        self.field = field
+        self.value = value
+        self.problem = problem
+        self.fix = fix
+        self.source = source
+        super().__init__(self.line())
+
+    def line(self) -> str:
+        where = f"{self.source}: " if self.source else ""
+        return f"{where}{self.field}: {self.problem} (got {_show(self.value)}); fix: {self.fix}"
+
+    def with_source(self, source: str) -> ConfigError:
+        return ConfigError(self.field, self.value, self.problem, self.fix, source=source)

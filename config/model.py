@@ -1,0 +1,169 @@
+"""The environment model: one YAML file per environment, parsed into these types.
+
+Shape and types are checked here (unknown keys are errors); rules that span fields
+live in ``config.validate``. Both run once, in ``config.load``.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from ipaddress import IPv4Network
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+DnsLabel = Annotated[
+    str, StringConstraints(pattern=r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$", max_length=63)
+]
+LabelKey = Annotated[str, StringConstraints(pattern=r"^([a-z0-9.-]{1,253}/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")]
+LabelValue = Annotated[str, StringConstraints(pattern=r"^(|[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$")]
+ZoneName = Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-[a-z]+)+-\d[a-z]$")]
+
+
+class Model(BaseModel):
+    """Base for every config section: immutable, and unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=False)
+
+
+class EndpointAccess(str, Enum):
+    PUBLIC_AND_PRIVATE = "public_and_private"
+    PRIVATE = "private"
+
+
+class CapacityType(str, Enum):
+    ON_DEMAND = "on_demand"
+    SPOT = "spot"
+    CAPACITY_BLOCK = "capacity_block"
+
+
+class CapacityProvider(str, Enum):
+    MANAGED_NODE_GROUP = "managed_node_group"
+
+
+class TaintEffect(str, Enum):
+    NO_SCHEDULE = "NoSchedule"
+    PREFER_NO_SCHEDULE = "PreferNoSchedule"
+    NO_EXECUTE = "NoExecute"
+
+
+class Taint(Model):
+    key: LabelKey
+    value: LabelValue = ""
+    effect: TaintEffect = TaintEffect.NO_SCHEDULE
+
+
+GPU_TAINT = Taint(key="nvidia.com/gpu", value="true", effect=TaintEffect.NO_SCHEDULE)
+
+
+class AutoModeConfig(Model):
+    """EKS Auto Mode. Refused whenever the DRA driver is installed."""
+
+    enabled: bool = False
+    node_pools: tuple[str, ...] = ()
+    """Built-in Auto Mode node pools (``general-purpose``, ``system``); any entry turns Auto Mode on."""
+
+    @property
+    def requested(self) -> bool:
+        return self.enabled or bool(self.node_pools)
+
+
+class ClusterConfig(Model):
+    name: DnsLabel
+    """EKS cluster name."""
+    endpoint_access: EndpointAccess = EndpointAccess.PUBLIC_AND_PRIVATE
+    """``public_and_private`` (public endpoint limited to ``public_access_cidrs``) or ``private``."""
+    public_access_cidrs: tuple[IPv4Network, ...] = ()
+    """CIDRs allowed to reach the public endpoint; required when it is public."""
+    admin_principal_arns: tuple[str, ...] = ()
+    """IAM principals given cluster-admin through EKS access entries."""
+    scheduler_bin_packing: bool = False
+    """Score nodes ``MostAllocated`` (pack GPUs tightly) through ``KubeSchedulerConfig``."""
+    auto_mode: AutoModeConfig = AutoModeConfig()
+
+
+class ExistingVpc(Model):
+    vpc_id: Annotated[str, StringConstraints(pattern=r"^vpc-[0-9a-f]{8,17}$")]
+    private_subnet_ids: dict[ZoneName, Annotated[str, StringConstraints(pattern=r"^subnet-[0-9a-f]{8,17}$")]]
+    """One private node subnet per zone; the zones of this map are the VPC's zones."""
+
+
+class NetworkConfig(Model):
+    availability_zones: tuple[ZoneName, ...] = ()
+    """Zones of the new VPC (at least two). Ignored with ``existing_vpc``."""
+    vpc_cidr: IPv4Network = IPv4Network("10.0.0.0/16")
+    nat_gateways: Annotated[int, Field(ge=1, le=6)] = 1
+    existing_vpc: ExistingVpc | None = None
+    """Use this VPC instead of creating one (no context lookup: subnets are listed)."""
+
+    @property
+    def zones(self) -> tuple[str, ...]:
+        if self.existing_vpc is not None:
+            return tuple(sorted(self.existing_vpc.private_subnet_ids))
+        return self.availability_zones
+
+
+class SystemNodeGroupConfig(Model):
+    """The small CPU node group that runs controllers (DRA controller, Karpenter, exporters)."""
+
+    instance_types: tuple[str, ...] = ("m7i.large",)
+    min_size: Annotated[int, Field(ge=0)] = 2
+    max_size: Annotated[int, Field(ge=1)] = 4
+    desired_size: Annotated[int, Field(ge=0)] | None = None
+
+
+class Capacity(Model):
+    type: CapacityType = CapacityType.ON_DEMAND
+    reservation_id: Annotated[str, StringConstraints(pattern=r"^cr-[0-9a-f]{8,17}$")] | None = None
+    """Capacity Block reservation (``cr-...``); required for ``capacity_block``."""
+
+
+class GpuPoolConfig(Model):
+    name: DnsLabel
+    provider: CapacityProvider = CapacityProvider.MANAGED_NODE_GROUP
+    instance_types: Annotated[tuple[str, ...], Field(min_length=1)]
+    zones: Annotated[tuple[ZoneName, ...], Field(min_length=1)]
+    zone_pinned: bool = True
+    """One node group per zone, so a gang's topology domain is a whole node group."""
+    min_size: Annotated[int, Field(ge=0)] = 0
+    max_size: Annotated[int, Field(ge=1)]
+    desired_size: Annotated[int, Field(ge=0)] | None = None
+    """Defaults to ``min_size``. Sizes apply per zone when ``zone_pinned``."""
+    capacity: Capacity = Capacity()
+    root_volume_gib: Annotated[int, Field(ge=50, le=16384)] = 200
+    labels: dict[LabelKey, LabelValue] = {}
+    taints: tuple[Taint, ...] = (GPU_TAINT,)
+    dra: bool = True
+    """Expose GPUs through the NVIDIA DRA driver (ResourceSlices)."""
+    device_plugin: bool = False
+    """Expose GPUs as ``nvidia.com/gpu`` through the device plugin. Never together with ``dra``."""
+
+
+class DraDriverConfig(Model):
+    enabled: bool = True
+    compute_domains: bool = False
+    """IMEX/NVLink compute domains; only GB200-class systems need them."""
+
+
+class FeatureGatesConfig(Model):
+    control_plane: tuple[str, ...] = ()
+    """Gates the control plane provides. On EKS AWS sets them: this records what we rely on."""
+    kubelet: tuple[str, ...] = ()
+    """Gates set on GPU nodes' kubelets through the nodeadm ``NodeConfig``."""
+
+
+class EnvironmentConfig(Model):
+    name: DnsLabel
+    """Environment name; names the stacks and ``dist/<name>/``."""
+    account: Annotated[str, StringConstraints(pattern=r"^\d{12}$")] | None = None
+    """Target account. Leave empty for an environment-agnostic synth."""
+    region: Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-[a-z]+)+-\d$")]
+    long_lived: bool = False
+    """Turns on deletion protection and retains the secrets key on stack deletion."""
+    tags: dict[str, str] = {}
+    cluster: ClusterConfig
+    network: NetworkConfig
+    system_nodes: SystemNodeGroupConfig = SystemNodeGroupConfig()
+    gpu_pools: tuple[GpuPoolConfig, ...] = ()
+    dra_driver: DraDriverConfig = DraDriverConfig()
+    feature_gates: FeatureGatesConfig = FeatureGatesConfig()

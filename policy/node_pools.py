@@ -1,0 +1,94 @@
+"""How a GPU pool from config becomes node groups: names, zones, labels, sizes, user data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import yaml
+
+from catalog.labels import (
+    DEVICE_MANAGEMENT_DEVICE_PLUGIN,
+    DEVICE_MANAGEMENT_DRA,
+    DEVICE_MANAGEMENT_LABEL,
+    POOL_LABEL,
+    ROLE_LABEL,
+)
+from catalog.versions import NODEADM_API_VERSION
+from config.model import GpuPoolConfig, Taint
+from policy.gates import kubelet_feature_gates
+
+_MIME_BOUNDARY = "==NODEADM=="
+
+
+@dataclass(frozen=True)
+class NodeGroupPlan:
+    """One managed node group: a whole pool, or the pool's share in one zone."""
+
+    construct_id: str
+    name: str
+    zones: tuple[str, ...]
+    min_size: int
+    max_size: int
+    desired_size: int
+
+
+def node_group_plans(pool: GpuPoolConfig, *, cluster_name: str) -> list[NodeGroupPlan]:
+    """A zone-pinned pool gets one node group per zone (sizes per zone); otherwise one spanning all."""
+    desired = pool.desired_size if pool.desired_size is not None else pool.min_size
+    groups = [(z,) for z in pool.zones] if pool.zone_pinned else [pool.zones]
+    return [
+        NodeGroupPlan(
+            construct_id=f"{pool.name}-{zones[0]}" if pool.zone_pinned else pool.name,
+            name=f"{cluster_name}-{pool.name}-{zones[0][-2:]}" if pool.zone_pinned else f"{cluster_name}-{pool.name}",
+            zones=zones,
+            min_size=pool.min_size,
+            max_size=pool.max_size,
+            desired_size=desired,
+        )
+        for zones in groups
+    ]
+
+
+def device_management(pool: GpuPoolConfig) -> str:
+    return DEVICE_MANAGEMENT_DRA if pool.dra else DEVICE_MANAGEMENT_DEVICE_PLUGIN
+
+
+def gpu_node_labels(pool: GpuPoolConfig) -> dict[str, str]:
+    """Pool labels plus the platform's own; the platform's win, so a pool cannot mislabel itself."""
+    return {
+        **pool.labels,
+        POOL_LABEL: pool.name,
+        ROLE_LABEL: "gpu",
+        DEVICE_MANAGEMENT_LABEL: device_management(pool),
+    }
+
+
+def node_config_user_data(kubelet_gates: tuple[str, ...]) -> str:
+    """MIME multipart user data carrying a nodeadm ``NodeConfig`` with the kubelet feature gates.
+
+    Managed node groups merge this part with the NodeConfig EKS generates for the cluster.
+    """
+    node_config = {
+        "apiVersion": NODEADM_API_VERSION,
+        "kind": "NodeConfig",
+        "spec": {"kubelet": {"config": {"featureGates": kubelet_feature_gates(kubelet_gates)}}},
+    }
+    body = yaml.safe_dump(node_config, sort_keys=True)
+    return (
+        "MIME-Version: 1.0\n"
+        f'Content-Type: multipart/mixed; boundary="{_MIME_BOUNDARY}"\n\n'
+        f"--{_MIME_BOUNDARY}\n"
+        "Content-Type: application/node.eks.aws\n\n"
+        f"{body}\n"
+        f"--{_MIME_BOUNDARY}--\n"
+    )
+
+
+def tolerations_for(taints: tuple[Taint, ...]) -> list[dict[str, str]]:
+    """Kubernetes tolerations that admit pods onto nodes with these taints."""
+    unique = {(t.key, t.value, t.effect.value) for t in taints}
+    return [
+        {"key": key, "operator": "Equal", "value": value, "effect": effect} if value
+        else {"key": key, "operator": "Exists", "effect": effect}
+        for key, value, effect in sorted(unique)
+    ]

@@ -1,0 +1,1 @@
+"""CDK deployment units and the constructs they wire."""

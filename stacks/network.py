@@ -1,0 +1,48 @@
+"""The cluster VPC: created over the configured zones, or imported by id without a lookup."""
+
+from __future__ import annotations
+
+from aws_cdk import Tags
+from aws_cdk import aws_ec2 as ec2
+from constructs import Construct
+
+from config.model import NetworkConfig
+
+
+class ClusterNetwork(Construct):
+    """Private node subnets in every zone; public subnets only for NAT and load balancers.
+
+    An existing VPC is imported from the subnet ids in config, so synthesis needs no
+    credentials and no context lookups.
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, network: NetworkConfig, cluster_name: str) -> None:
+        super().__init__(scope, construct_id)
+        self.zones = network.zones
+        existing = network.existing_vpc
+        if existing is not None:
+            zones = sorted(existing.private_subnet_ids)
+            self.vpc: ec2.IVpc = ec2.Vpc.from_vpc_attributes(
+                self, "Vpc", vpc_id=existing.vpc_id, availability_zones=zones,
+                private_subnet_ids=[existing.private_subnet_ids[z] for z in zones],
+            )
+            return
+        vpc = ec2.Vpc(
+            self, "Vpc",
+            ip_addresses=ec2.IpAddresses.cidr(str(network.vpc_cidr)),
+            availability_zones=list(network.availability_zones),
+            nat_gateways=network.nat_gateways,
+            subnet_configuration=[
+                ec2.SubnetConfiguration(name="public", subnet_type=ec2.SubnetType.PUBLIC, cidr_mask=24),
+                ec2.SubnetConfiguration(name="nodes", subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS, cidr_mask=19),
+            ],
+            flow_logs={"all": ec2.FlowLogOptions(traffic_type=ec2.FlowLogTrafficType.REJECT)},
+        )
+        # Tags the AWS load balancer controller and Karpenter discover subnets by.
+        for subnet in vpc.private_subnets:
+            Tags.of(subnet).add("kubernetes.io/role/internal-elb", "1")
+            Tags.of(subnet).add(f"kubernetes.io/cluster/{cluster_name}", "shared")
+        self.vpc = vpc
+
+    def private_subnets_in(self, zones: tuple[str, ...]) -> ec2.SubnetSelection:
+        return ec2.SubnetSelection(subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS, availability_zones=list(zones))

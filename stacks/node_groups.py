@@ -1,0 +1,145 @@
+"""Managed node groups: the CPU system group and one construct per GPU pool."""
+
+from __future__ import annotations
+
+from aws_cdk import Fn
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_eks_v2 as eks
+from aws_cdk import aws_iam as iam
+from constructs import Construct
+
+from catalog.labels import ROLE_LABEL
+from config.model import CapacityType, GpuPoolConfig, SystemNodeGroupConfig, TaintEffect
+from policy.node_pools import gpu_node_labels, node_config_user_data, node_group_plans
+from stacks.network import ClusterNetwork
+
+_CAPACITY_TYPES = {
+    CapacityType.ON_DEMAND: eks.CapacityType.ON_DEMAND,
+    CapacityType.SPOT: eks.CapacityType.SPOT,
+    CapacityType.CAPACITY_BLOCK: eks.CapacityType.CAPACITY_BLOCK,
+}
+_TAINT_EFFECTS = {
+    TaintEffect.NO_SCHEDULE: eks.TaintEffect.NO_SCHEDULE,
+    TaintEffect.PREFER_NO_SCHEDULE: eks.TaintEffect.PREFER_NO_SCHEDULE,
+    TaintEffect.NO_EXECUTE: eks.TaintEffect.NO_EXECUTE,
+}
+
+
+def node_launch_template(
+    scope: Construct, construct_id: str, *, root_volume_gib: int, user_data: str | None = None,
+    capacity_reservation_id: str | None = None,
+) -> eks.LaunchTemplateSpec:
+    """IMDSv2-only launch template with an encrypted gp3 root volume.
+
+    Built as the L1 so the node group keeps its AMI type and instance types (a launch
+    template naming an AMI or instance type would take them over).
+    """
+    data = ec2.CfnLaunchTemplate.LaunchTemplateDataProperty(
+        metadata_options=ec2.CfnLaunchTemplate.MetadataOptionsProperty(
+            http_tokens="required", http_put_response_hop_limit=2, http_endpoint="enabled",
+        ),
+        block_device_mappings=[
+            ec2.CfnLaunchTemplate.BlockDeviceMappingProperty(
+                device_name="/dev/xvda",
+                ebs=ec2.CfnLaunchTemplate.EbsProperty(
+                    volume_size=root_volume_gib, volume_type="gp3", encrypted=True, delete_on_termination=True,
+                ),
+            )
+        ],
+        user_data=Fn.base64(user_data) if user_data else None,
+        instance_market_options=(
+            ec2.CfnLaunchTemplate.InstanceMarketOptionsProperty(market_type="capacity-block")
+            if capacity_reservation_id else None
+        ),
+        capacity_reservation_specification=(
+            ec2.CfnLaunchTemplate.CapacityReservationSpecificationProperty(
+                capacity_reservation_target=ec2.CfnLaunchTemplate.CapacityReservationTargetProperty(
+                    capacity_reservation_id=capacity_reservation_id,
+                )
+            )
+            if capacity_reservation_id else None
+        ),
+    )
+    template = ec2.CfnLaunchTemplate(scope, construct_id, launch_template_data=data)
+    return eks.LaunchTemplateSpec(id=template.ref, version=template.attr_latest_version_number)
+
+
+def node_role(scope: Construct, construct_id: str) -> iam.Role:
+    """One worker role shared by every managed node group (EKS worker, CNI, ECR pull, SSM)."""
+    return iam.Role(
+        scope, construct_id,
+        assumed_by=iam.ServicePrincipal("ec2.amazonaws.com"),
+        managed_policies=[
+            iam.ManagedPolicy.from_aws_managed_policy_name(name)
+            for name in (
+                "AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy",
+                "AmazonEC2ContainerRegistryPullOnly", "AmazonSSMManagedInstanceCore",
+            )
+        ],
+    )
+
+
+class SystemNodeGroup(Construct):
+    """Small CPU node group for controllers; GPU nodes stay free for training."""
+
+    def __init__(
+        self, scope: Construct, construct_id: str, *, cluster: eks.Cluster, network: ClusterNetwork,
+        config: SystemNodeGroupConfig, role: iam.IRole,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.nodegroup = cluster.add_nodegroup_capacity(
+            "SystemNodes",
+            ami_type=eks.NodegroupAmiType.AL2023_X86_64_STANDARD,
+            instance_types=[ec2.InstanceType(t) for t in config.instance_types],
+            min_size=config.min_size,
+            max_size=config.max_size,
+            desired_size=config.desired_size if config.desired_size is not None else config.min_size,
+            subnets=network.private_subnets_in(network.zones),
+            labels={ROLE_LABEL: "system"},
+            launch_template_spec=node_launch_template(self, "LaunchTemplate", root_volume_gib=50),
+            node_role=role,
+        )
+
+
+class GpuNodePool(Construct):
+    """One GPU pool: managed node groups on the AL2023 NVIDIA AMI, one per zone when zone-pinned.
+
+    Instance types are set on the L1 ``InstanceTypes`` property: the eks-v2 node group
+    rejects ``p5.48xlarge``/``p5en.48xlarge`` with the AL2023 NVIDIA AMI and treats
+    ``p6-b200.48xlarge`` as malformed, although EKS accepts all three.
+    """
+
+    def __init__(
+        self, scope: Construct, construct_id: str, *, cluster: eks.Cluster, cluster_name: str,
+        network: ClusterNetwork, pool: GpuPoolConfig, kubelet_gates: tuple[str, ...], role: iam.IRole,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        launch_template = node_launch_template(
+            self, "LaunchTemplate",
+            root_volume_gib=pool.root_volume_gib,
+            user_data=node_config_user_data(kubelet_gates),
+            capacity_reservation_id=pool.capacity.reservation_id,
+        )
+        labels = gpu_node_labels(pool)
+        taints = [eks.TaintSpec(key=t.key, value=t.value or None, effect=_TAINT_EFFECTS[t.effect]) for t in pool.taints]
+        self.nodegroups: list[eks.Nodegroup] = []
+        for plan in node_group_plans(pool, cluster_name=cluster_name):
+            nodegroup = eks.Nodegroup(
+                self, plan.construct_id,
+                cluster=cluster,
+                nodegroup_name=plan.name,
+                ami_type=eks.NodegroupAmiType.AL2023_X86_64_NVIDIA,
+                capacity_type=_CAPACITY_TYPES[pool.capacity.type],
+                min_size=plan.min_size,
+                max_size=plan.max_size,
+                desired_size=plan.desired_size,
+                subnets=network.private_subnets_in(plan.zones),
+                labels=labels,
+                taints=taints,
+                launch_template_spec=launch_template,
+                node_role=role,
+            )
+            cfn = nodegroup.node.default_child
+            assert isinstance(cfn, eks.CfnNodegroup)
+            cfn.add_property_override("InstanceTypes", list(pool.instance_types))
+            self.nodegroups.append(nodegroup)
