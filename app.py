@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 import sys
 
-os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
+os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-from config import ConfigError, EnvironmentConfig, load_environment  # noqa: E402
+from config import ConfigError, EnvironmentConfig, load_environment
 
 
 def main() -> int:

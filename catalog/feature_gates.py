@@ -8,17 +8,17 @@ gate name. Source: the 1.37 feature-gate reference and KEPs 4671, 5547, 5732, 58
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class Stage(str, Enum):
+class Stage(StrEnum):
     ALPHA = "alpha"
     BETA = "beta"
     GA = "ga"
     REMOVED = "removed"
 
 
-class Component(str, Enum):
+class Component(StrEnum):
     APISERVER = "kube-apiserver"
     SCHEDULER = "kube-scheduler"
     CONTROLLER_MANAGER = "kube-controller-manager"
@@ -65,7 +65,10 @@ _COMPOSITE = "spec.compositePodGroupTemplates[]"
 
 _GATES: tuple[FeatureGate, ...] = (
     FeatureGate(
-        "GenericWorkload", Stage.BETA, False, CONTROL_PLANE,
+        "GenericWorkload",
+        Stage.BETA,
+        False,
+        CONTROL_PLANE,
         api_versions=("scheduling.k8s.io/v1beta1",),
         unlocks=(
             *_f("Workload", "spec"),
@@ -74,25 +77,35 @@ _GATES: tuple[FeatureGate, ...] = (
         ),
     ),
     FeatureGate(
-        "WorkloadWithJob", Stage.ALPHA, False,
+        "WorkloadWithJob",
+        Stage.ALPHA,
+        False,
         frozenset({Component.APISERVER, Component.CONTROLLER_MANAGER}),
         depends_on=("GenericWorkload",),
         unlocks=_f("Job", "spec.scheduling"),
     ),
     FeatureGate(
-        "TopologyAwareWorkloadScheduling", Stage.ALPHA, False,
+        "TopologyAwareWorkloadScheduling",
+        Stage.ALPHA,
+        False,
         frozenset({Component.APISERVER, Component.SCHEDULER}),
         depends_on=("GenericWorkload",),
         unlocks=(
-            *_f("Workload", f"{_TEMPLATE}.schedulingConstraints.topology",
-                f"{_COMPOSITE}.schedulingConstraints.topology"),
+            *_f(
+                "Workload",
+                f"{_TEMPLATE}.schedulingConstraints.topology",
+                f"{_COMPOSITE}.schedulingConstraints.topology",
+            ),
             *_f("PodGroup", "spec.schedulingConstraints.topology"),
             *_f("CompositePodGroup", "spec.schedulingConstraints.topology"),
             *_f("Job", "spec.scheduling.schedulingConstraints.topology"),
         ),
     ),
     FeatureGate(
-        "CompositePodGroup", Stage.ALPHA, False, CONTROL_PLANE,
+        "CompositePodGroup",
+        Stage.ALPHA,
+        False,
+        CONTROL_PLANE,
         api_versions=("scheduling.k8s.io/v1alpha3",),
         depends_on=("GenericWorkload", "TopologyAwareWorkloadScheduling"),
         unlocks=(
@@ -102,7 +115,9 @@ _GATES: tuple[FeatureGate, ...] = (
         ),
     ),
     FeatureGate(
-        "PodGroupPreemptionPolicy", Stage.ALPHA, False,
+        "PodGroupPreemptionPolicy",
+        Stage.ALPHA,
+        False,
         frozenset({Component.APISERVER, Component.SCHEDULER}),
         depends_on=("GenericWorkload",),
         unlocks=(
@@ -111,7 +126,10 @@ _GATES: tuple[FeatureGate, ...] = (
         ),
     ),
     FeatureGate(
-        "DRAWorkloadResourceClaims", Stage.BETA, False, ALL_COMPONENTS,
+        "DRAWorkloadResourceClaims",
+        Stage.BETA,
+        False,
+        ALL_COMPONENTS,
         depends_on=("GenericWorkload", "DynamicResourceAllocation"),
         unlocks=(
             *_f("Workload", f"{_TEMPLATE}.resourceClaims", f"{_COMPOSITE}.resourceClaims"),
@@ -120,47 +138,59 @@ _GATES: tuple[FeatureGate, ...] = (
         ),
     ),
     FeatureGate(
-        "DynamicResourceAllocation", Stage.GA, True, ALL_COMPONENTS,
+        "DynamicResourceAllocation",
+        Stage.GA,
+        True,
+        ALL_COMPONENTS,
         api_versions=("resource.k8s.io/v1",),
         unlocks=(*_f("DeviceClass", "spec"), *_f("ResourceClaimTemplate", "spec")),
     ),
     FeatureGate(
-        "DRAExtendedResource", Stage.GA, True,
-        frozenset({Component.APISERVER, Component.SCHEDULER, Component.CONTROLLER_MANAGER,
-                   Component.KUBELET}),
+        "DRAExtendedResource",
+        Stage.GA,
+        True,
+        frozenset({Component.APISERVER, Component.SCHEDULER, Component.CONTROLLER_MANAGER, Component.KUBELET}),
         depends_on=("DynamicResourceAllocation",),
         unlocks=_f("DeviceClass", "spec.extendedResourceName"),
     ),
     FeatureGate(
-        "DRAPartitionableDevices", Stage.BETA, True,
+        "DRAPartitionableDevices",
+        Stage.BETA,
+        True,
         frozenset({Component.APISERVER, Component.SCHEDULER}),
         depends_on=("DynamicResourceAllocation",),
     ),
     FeatureGate(
-        "DRAConsumableCapacity", Stage.BETA, True,
+        "DRAConsumableCapacity",
+        Stage.BETA,
+        True,
         frozenset({Component.APISERVER, Component.SCHEDULER, Component.KUBELET}),
         depends_on=("DynamicResourceAllocation",),
     ),
     FeatureGate(
-        "DRADeviceBindingConditions", Stage.BETA, True,
+        "DRADeviceBindingConditions",
+        Stage.BETA,
+        True,
         frozenset({Component.APISERVER, Component.SCHEDULER}),
         depends_on=("DynamicResourceAllocation",),
     ),
     FeatureGate(
-        "DRADeviceTaints", Stage.GA, True,
+        "DRADeviceTaints",
+        Stage.GA,
+        True,
         frozenset({Component.APISERVER, Component.SCHEDULER, Component.CONTROLLER_MANAGER}),
         depends_on=("DynamicResourceAllocation",),
         unlocks=_f("ResourceClaimTemplate", "spec.spec.devices.requests[].exactly.tolerations"),
     ),
     FeatureGate(
-        "DRADeviceTaintRules", Stage.GA, True,
+        "DRADeviceTaintRules",
+        Stage.GA,
+        True,
         frozenset({Component.APISERVER, Component.SCHEDULER, Component.CONTROLLER_MANAGER}),
         depends_on=("DRADeviceTaints",),
     ),
-    FeatureGate("GangScheduling", Stage.REMOVED, False, CONTROL_PLANE,
-                replaced_by="GenericWorkload"),
-    FeatureGate("WorkloadAwarePreemption", Stage.REMOVED, False, CONTROL_PLANE,
-                replaced_by="GenericWorkload"),
+    FeatureGate("GangScheduling", Stage.REMOVED, False, CONTROL_PLANE, replaced_by="GenericWorkload"),
+    FeatureGate("WorkloadAwarePreemption", Stage.REMOVED, False, CONTROL_PLANE, replaced_by="GenericWorkload"),
 )
 
 FEATURE_GATES: dict[str, FeatureGate] = {g.name: g for g in _GATES}

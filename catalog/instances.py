@@ -8,10 +8,10 @@ a gang's pods compete for. Figures are from the EC2 accelerated-computing pages.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class GpuModel(str, Enum):
+class GpuModel(StrEnum):
     """GPU models offered by the instance families we support."""
 
     A100_40GB = "A100-40GB"
@@ -66,25 +66,30 @@ class InstanceType:
         return self.gpus > 0
 
 
-def _sized_family(
-    family: str, model: GpuModel, rows: list[tuple[str, int, int, int]]
-) -> list[InstanceType]:
-    return [
-        InstanceType(f"{family}.{size}", vcpus, memory_gib, gpus, model)
-        for size, gpus, vcpus, memory_gib in rows
-    ]
+def _sized_family(family: str, model: GpuModel, rows: list[tuple[str, int, int, int]]) -> list[InstanceType]:
+    return [InstanceType(f"{family}.{size}", vcpus, memory_gib, gpus, model) for size, gpus, vcpus, memory_gib in rows]
 
 
 # (size, GPUs, vCPUs, memory GiB)
 _G5 = [
-    ("xlarge", 1, 4, 16), ("2xlarge", 1, 8, 32), ("4xlarge", 1, 16, 64),
-    ("8xlarge", 1, 32, 128), ("12xlarge", 4, 48, 192), ("16xlarge", 1, 64, 256),
-    ("24xlarge", 4, 96, 384), ("48xlarge", 8, 192, 768),
+    ("xlarge", 1, 4, 16),
+    ("2xlarge", 1, 8, 32),
+    ("4xlarge", 1, 16, 64),
+    ("8xlarge", 1, 32, 128),
+    ("12xlarge", 4, 48, 192),
+    ("16xlarge", 1, 64, 256),
+    ("24xlarge", 4, 96, 384),
+    ("48xlarge", 8, 192, 768),
 ]
 _G6E = [
-    ("xlarge", 1, 4, 32), ("2xlarge", 1, 8, 64), ("4xlarge", 1, 16, 128),
-    ("8xlarge", 1, 32, 256), ("12xlarge", 4, 48, 384), ("16xlarge", 1, 64, 512),
-    ("24xlarge", 4, 96, 768), ("48xlarge", 8, 192, 1536),
+    ("xlarge", 1, 4, 32),
+    ("2xlarge", 1, 8, 64),
+    ("4xlarge", 1, 16, 128),
+    ("8xlarge", 1, 32, 256),
+    ("12xlarge", 4, 48, 384),
+    ("16xlarge", 1, 64, 512),
+    ("24xlarge", 4, 96, 768),
+    ("48xlarge", 8, 192, 1536),
 ]
 
 _ALL: list[InstanceType] = [

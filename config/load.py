@@ -26,8 +26,9 @@ def environment_names() -> list[str]:
 def environment_path(name: str) -> Path:
     path = ENVIRONMENTS_DIR / f"{name}.yaml"
     if not path.is_file():
-        raise ConfigError("env", name, "no such environment",
-                          f"use one of {', '.join(environment_names())} or pass config=<path>")
+        raise ConfigError(
+            "env", name, "no such environment", f"use one of {', '.join(environment_names())} or pass config=<path>"
+        )
     return path
 
 
@@ -43,8 +44,12 @@ def load_environment(*, name: str | None = None, path: Path | str | None = None)
 
 def parse_environment(data: Any, *, source: str = "") -> EnvironmentConfig:
     if not isinstance(data, dict):
-        raise ConfigError("<top>", type(data).__name__, "an environment file is a mapping",
-                          "start the file with 'name: <environment>'")
+        raise ConfigError(
+            "<top>",
+            type(data).__name__,
+            "an environment file is a mapping",
+            "start the file with 'name: <environment>'",
+        )
     try:
         env = EnvironmentConfig.model_validate(data)
     except ValidationError as error:
@@ -64,16 +69,21 @@ def _read_yaml(file: Path) -> Any:
     try:
         text = file.read_text(encoding="utf-8")
     except OSError as error:
-        raise ConfigError("config", str(file), f"cannot read file ({error.strerror})",
-                          "pass the path of an existing environment file") from None
+        raise ConfigError(
+            "config", str(file), f"cannot read file ({error.strerror})", "pass the path of an existing environment file"
+        ) from None
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = f"line {mark.line + 1}" if mark is not None else "file"
         problem = getattr(error, "problem", None) or "invalid YAML"
-        raise ConfigError(line, text.splitlines()[mark.line].strip() if mark else "", f"YAML: {problem}",
-                          "fix the YAML syntax at that line") from None
+        raise ConfigError(
+            line,
+            text.splitlines()[mark.line].strip() if mark else "",
+            f"YAML: {problem}",
+            "fix the YAML syntax at that line",
+        ) from None
 
 
 def _path(loc: tuple[int | str, ...]) -> str:

@@ -6,16 +6,16 @@ live in ``config.validate``. Both run once, in ``config.load``.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from ipaddress import IPv4Network
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-DnsLabel = Annotated[
-    str, StringConstraints(pattern=r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$", max_length=63)
+DnsLabel = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$", max_length=63)]
+LabelKey = Annotated[
+    str, StringConstraints(pattern=r"^([a-z0-9.-]{1,253}/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
 ]
-LabelKey = Annotated[str, StringConstraints(pattern=r"^([a-z0-9.-]{1,253}/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")]
 LabelValue = Annotated[str, StringConstraints(pattern=r"^(|[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$")]
 ZoneName = Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-[a-z]+)+-\d[a-z]$")]
 
@@ -23,25 +23,25 @@ ZoneName = Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-[a-z]+)+-\d[a-z
 class Model(BaseModel):
     """Base for every config section: immutable, and unknown keys are errors."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=False)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
 
-class EndpointAccess(str, Enum):
+class EndpointAccess(StrEnum):
     PUBLIC_AND_PRIVATE = "public_and_private"
     PRIVATE = "private"
 
 
-class CapacityType(str, Enum):
+class CapacityType(StrEnum):
     ON_DEMAND = "on_demand"
     SPOT = "spot"
     CAPACITY_BLOCK = "capacity_block"
 
 
-class CapacityProvider(str, Enum):
+class CapacityProvider(StrEnum):
     MANAGED_NODE_GROUP = "managed_node_group"
 
 
-class TaintEffect(str, Enum):
+class TaintEffect(StrEnum):
     NO_SCHEDULE = "NoSchedule"
     PREFER_NO_SCHEDULE = "PreferNoSchedule"
     NO_EXECUTE = "NoExecute"
@@ -49,8 +49,11 @@ class TaintEffect(str, Enum):
 
 class Taint(Model):
     key: LabelKey
+    """Taint key."""
     value: LabelValue = ""
+    """Taint value (empty: tolerated with ``Exists``)."""
     effect: TaintEffect = TaintEffect.NO_SCHEDULE
+    """Taint effect."""
 
 
 GPU_TAINT = Taint(key="nvidia.com/gpu", value="true", effect=TaintEffect.NO_SCHEDULE)
@@ -60,6 +63,7 @@ class AutoModeConfig(Model):
     """EKS Auto Mode. Refused whenever the DRA driver is installed."""
 
     enabled: bool = False
+    """Turn on EKS Auto Mode compute."""
     node_pools: tuple[str, ...] = ()
     """Built-in Auto Mode node pools (``general-purpose``, ``system``); any entry turns Auto Mode on."""
 
@@ -80,10 +84,12 @@ class ClusterConfig(Model):
     scheduler_bin_packing: bool = False
     """Score nodes ``MostAllocated`` (pack GPUs tightly) through ``KubeSchedulerConfig``."""
     auto_mode: AutoModeConfig = AutoModeConfig()
+    """EKS Auto Mode; refused while the DRA driver is enabled."""
 
 
 class ExistingVpc(Model):
     vpc_id: Annotated[str, StringConstraints(pattern=r"^vpc-[0-9a-f]{8,17}$")]
+    """Id of the VPC to use."""
     private_subnet_ids: dict[ZoneName, Annotated[str, StringConstraints(pattern=r"^subnet-[0-9a-f]{8,17}$")]]
     """One private node subnet per zone; the zones of this map are the VPC's zones."""
 
@@ -92,7 +98,9 @@ class NetworkConfig(Model):
     availability_zones: tuple[ZoneName, ...] = ()
     """Zones of the new VPC (at least two). Ignored with ``existing_vpc``."""
     vpc_cidr: IPv4Network = IPv4Network("10.0.0.0/16")
+    """Address range of the new VPC."""
     nat_gateways: Annotated[int, Field(ge=1, le=6)] = 1
+    """NAT gateways of the new VPC (one per zone for zone-independent egress)."""
     existing_vpc: ExistingVpc | None = None
     """Use this VPC instead of creating one (no context lookup: subnets are listed)."""
 
@@ -107,32 +115,47 @@ class SystemNodeGroupConfig(Model):
     """The small CPU node group that runs controllers (DRA controller, Karpenter, exporters)."""
 
     instance_types: tuple[str, ...] = ("m7i.large",)
+    """CPU instance types (see ``catalog/instances.py``)."""
     min_size: Annotated[int, Field(ge=0)] = 2
+    """Minimum nodes."""
     max_size: Annotated[int, Field(ge=1)] = 4
+    """Maximum nodes."""
     desired_size: Annotated[int, Field(ge=0)] | None = None
+    """Initial nodes; defaults to ``min_size``."""
 
 
 class Capacity(Model):
     type: CapacityType = CapacityType.ON_DEMAND
+    """How the pool's instances are bought."""
     reservation_id: Annotated[str, StringConstraints(pattern=r"^cr-[0-9a-f]{8,17}$")] | None = None
     """Capacity Block reservation (``cr-...``); required for ``capacity_block``."""
 
 
 class GpuPoolConfig(Model):
     name: DnsLabel
+    """Pool name; labels its nodes ``gpu-platform.io/pool``."""
     provider: CapacityProvider = CapacityProvider.MANAGED_NODE_GROUP
+    """What launches the pool's nodes."""
     instance_types: Annotated[tuple[str, ...], Field(min_length=1)]
+    """GPU instance types (see ``catalog/instances.py``)."""
     zones: Annotated[tuple[ZoneName, ...], Field(min_length=1)]
+    """Zones of the pool; each must be a zone of the VPC."""
     zone_pinned: bool = True
     """One node group per zone, so a gang's topology domain is a whole node group."""
     min_size: Annotated[int, Field(ge=0)] = 0
+    """Minimum nodes (per zone when ``zone_pinned``)."""
     max_size: Annotated[int, Field(ge=1)]
+    """Maximum nodes (per zone when ``zone_pinned``)."""
     desired_size: Annotated[int, Field(ge=0)] | None = None
-    """Defaults to ``min_size``. Sizes apply per zone when ``zone_pinned``."""
+    """Initial nodes; defaults to ``min_size``. Per zone when ``zone_pinned``."""
     capacity: Capacity = Capacity()
+    """On-demand, spot or a Capacity Block."""
     root_volume_gib: Annotated[int, Field(ge=50, le=16384)] = 200
+    """Encrypted gp3 root volume size."""
     labels: dict[LabelKey, LabelValue] = {}
+    """Extra node labels; the platform's ``gpu-platform.io/*`` labels always win."""
     taints: tuple[Taint, ...] = (GPU_TAINT,)
+    """Node taints; by default ``nvidia.com/gpu=true:NoSchedule``."""
     dra: bool = True
     """Expose GPUs through the NVIDIA DRA driver (ResourceSlices)."""
     device_plugin: bool = False
@@ -141,6 +164,7 @@ class GpuPoolConfig(Model):
 
 class DraDriverConfig(Model):
     enabled: bool = True
+    """Install the ``dra-driver-nvidia-gpu`` chart."""
     compute_domains: bool = False
     """IMEX/NVLink compute domains; only GB200-class systems need them."""
 
@@ -158,12 +182,20 @@ class EnvironmentConfig(Model):
     account: Annotated[str, StringConstraints(pattern=r"^\d{12}$")] | None = None
     """Target account. Leave empty for an environment-agnostic synth."""
     region: Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-[a-z]+)+-\d$")]
+    """AWS region of the cluster."""
     long_lived: bool = False
     """Turns on deletion protection and retains the secrets key on stack deletion."""
     tags: dict[str, str] = {}
+    """Tags on every resource, next to ``environment``, ``cluster`` and ``managed-by``."""
     cluster: ClusterConfig
+    """The EKS control plane."""
     network: NetworkConfig
+    """The VPC: created, or an existing one by id."""
     system_nodes: SystemNodeGroupConfig = SystemNodeGroupConfig()
+    """The CPU node group for controllers."""
     gpu_pools: tuple[GpuPoolConfig, ...] = ()
+    """GPU capacity, one entry per pool."""
     dra_driver: DraDriverConfig = DraDriverConfig()
+    """The NVIDIA DRA driver release."""
     feature_gates: FeatureGatesConfig = FeatureGatesConfig()
+    """Kubernetes feature gates the platform relies on (see ``catalog/feature_gates.py``)."""

@@ -28,12 +28,15 @@ def _check_cluster(env: EnvironmentConfig) -> None:
     cluster = env.cluster
     if cluster.endpoint_access is EndpointAccess.PUBLIC_AND_PRIVATE and not cluster.public_access_cidrs:
         raise ConfigError(
-            "cluster.public_access_cidrs", [], "a public endpoint needs an allow-list",
+            "cluster.public_access_cidrs",
+            [],
+            "a public endpoint needs an allow-list",
             "list the CIDRs that may reach the API server, or set endpoint_access: private",
         )
     if cluster.auto_mode.requested and env.dra_driver.enabled:
         raise ConfigError(
-            "cluster.auto_mode", cluster.auto_mode.model_dump(mode="json"),
+            "cluster.auto_mode",
+            cluster.auto_mode.model_dump(mode="json"),
             "EKS Auto Mode brings its own GPU device management, which conflicts with the NVIDIA DRA driver",
             "remove cluster.auto_mode and use gpu_pools (managed node groups) for GPU capacity",
         )
@@ -43,23 +46,33 @@ def _check_network(env: EnvironmentConfig) -> None:
     network = env.network
     if network.existing_vpc is None and len(set(network.availability_zones)) < 2:
         raise ConfigError(
-            "network.availability_zones", list(network.availability_zones),
-            "the VPC needs at least two zones", "list two or more zones of the region",
+            "network.availability_zones",
+            list(network.availability_zones),
+            "the VPC needs at least two zones",
+            "list two or more zones of the region",
         )
     for zone in network.zones:
         if not zone.startswith(env.region):
-            raise ConfigError("network.availability_zones", zone, f"zone is not in region {env.region}",
-                              f"use zones named {env.region}a, {env.region}b, ...")
+            raise ConfigError(
+                "network.availability_zones",
+                zone,
+                f"zone is not in region {env.region}",
+                f"use zones named {env.region}a, {env.region}b, ...",
+            )
 
 
 def _check_sizes(where: str, min_size: int, max_size: int, desired_size: int | None) -> None:
     if min_size > max_size:
-        raise ConfigError(f"{where}.min_size", min_size, f"min_size is larger than max_size {max_size}",
-                          "set min_size <= max_size")
+        raise ConfigError(
+            f"{where}.min_size", min_size, f"min_size is larger than max_size {max_size}", "set min_size <= max_size"
+        )
     if desired_size is not None and not min_size <= desired_size <= max_size:
-        raise ConfigError(f"{where}.desired_size", desired_size,
-                          f"desired_size is outside [min_size, max_size] = [{min_size}, {max_size}]",
-                          "set desired_size between min_size and max_size, or leave it out")
+        raise ConfigError(
+            f"{where}.desired_size",
+            desired_size,
+            f"desired_size is outside [min_size, max_size] = [{min_size}, {max_size}]",
+            "set desired_size between min_size and max_size, or leave it out",
+        )
 
 
 def _check_system_nodes(env: EnvironmentConfig) -> None:
@@ -68,8 +81,12 @@ def _check_system_nodes(env: EnvironmentConfig) -> None:
     for index, name in enumerate(nodes.instance_types):
         known = INSTANCE_TYPES.get(name)
         if known is None or known.is_gpu:
-            raise ConfigError(f"system_nodes.instance_types[{index}]", name, "not a known CPU instance type",
-                              "use a general-purpose type such as m7i.large or m7i.xlarge")
+            raise ConfigError(
+                f"system_nodes.instance_types[{index}]",
+                name,
+                "not a known CPU instance type",
+                "use a general-purpose type such as m7i.large or m7i.xlarge",
+            )
 
 
 def _check_pool(env: EnvironmentConfig, pool: GpuPoolConfig, where: str) -> None:
@@ -81,38 +98,67 @@ def _check_pool(env: EnvironmentConfig, pool: GpuPoolConfig, where: str) -> None
             problem = "not a GPU instance type" if known is not None else "unknown instance type"
             if known is None and name.split(".", 1)[0] in GPU_FAMILIES:
                 problem = "unknown size in a GPU family"
-            raise ConfigError(f"{where}.instance_types[{index}]", name, problem,
-                              f"use a GPU instance type such as {_GPU_EXAMPLES}")
+            raise ConfigError(
+                f"{where}.instance_types[{index}]", name, problem, f"use a GPU instance type such as {_GPU_EXAMPLES}"
+            )
         architectures.add(known.architecture)
     if len(architectures) > 1:
-        raise ConfigError(f"{where}.instance_types", list(pool.instance_types),
-                          "mixes CPU architectures in one pool", "split the pool by architecture")
+        raise ConfigError(
+            f"{where}.instance_types",
+            list(pool.instance_types),
+            "mixes CPU architectures in one pool",
+            "split the pool by architecture",
+        )
     vpc_zones = env.network.zones
     for index, zone in enumerate(pool.zones):
         if zone not in vpc_zones:
-            raise ConfigError(f"{where}.zones[{index}]", zone, f"zone is not in the VPC {list(vpc_zones)}",
-                              "use one of the VPC's zones or add the zone to network.availability_zones")
+            raise ConfigError(
+                f"{where}.zones[{index}]",
+                zone,
+                f"zone is not in the VPC {list(vpc_zones)}",
+                "use one of the VPC's zones or add the zone to network.availability_zones",
+            )
     capacity = pool.capacity
     if capacity.type is CapacityType.CAPACITY_BLOCK:
         if capacity.reservation_id is None:
-            raise ConfigError(f"{where}.capacity.reservation_id", None,
-                              "a capacity block needs its reservation id",
-                              "set capacity.reservation_id to the Capacity Block's cr-... id")
+            raise ConfigError(
+                f"{where}.capacity.reservation_id",
+                None,
+                "a capacity block needs its reservation id",
+                "set capacity.reservation_id to the Capacity Block's cr-... id",
+            )
         if len(pool.zones) != 1 or len(pool.instance_types) != 1:
-            raise ConfigError(f"{where}.zones", list(pool.zones),
-                              "a Capacity Block is one instance type in one zone",
-                              "give the pool exactly the block's zone and instance type")
+            raise ConfigError(
+                f"{where}.zones",
+                list(pool.zones),
+                "a Capacity Block is one instance type in one zone",
+                "give the pool exactly the block's zone and instance type",
+            )
     elif capacity.reservation_id is not None:
-        raise ConfigError(f"{where}.capacity.reservation_id", capacity.reservation_id,
-                          f"a reservation id only applies to capacity_block, not {capacity.type.value}",
-                          "set capacity.type: capacity_block or drop reservation_id")
+        raise ConfigError(
+            f"{where}.capacity.reservation_id",
+            capacity.reservation_id,
+            f"a reservation id only applies to capacity_block, not {capacity.type.value}",
+            "set capacity.type: capacity_block or drop reservation_id",
+        )
     if pool.dra and pool.device_plugin:
-        raise ConfigError(f"{where}.device_plugin", True,
-                          "pool is marked both dra and device_plugin; the two oversubscribe GPUs silently",
-                          "set exactly one of dra and device_plugin to true")
+        raise ConfigError(
+            f"{where}.device_plugin",
+            True,
+            "pool is marked both dra and device_plugin; the two oversubscribe GPUs silently",
+            "set exactly one of dra and device_plugin to true",
+        )
     if not pool.dra and not pool.device_plugin:
-        raise ConfigError(f"{where}.dra", False, "pool exposes its GPUs through neither DRA nor the device plugin",
-                          "set dra: true (or device_plugin: true)")
+        raise ConfigError(
+            f"{where}.dra",
+            False,
+            "pool exposes its GPUs through neither DRA nor the device plugin",
+            "set dra: true (or device_plugin: true)",
+        )
     if pool.dra and not env.dra_driver.enabled:
-        raise ConfigError(f"{where}.dra", True, "pool uses DRA but dra_driver.enabled is false",
-                          "set dra_driver.enabled: true or use device_plugin: true on this pool")
+        raise ConfigError(
+            f"{where}.dra",
+            True,
+            "pool uses DRA but dra_driver.enabled is false",
+            "set dra_driver.enabled: true or use device_plugin: true on this pool",
+        )

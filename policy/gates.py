@@ -15,7 +15,9 @@ def _lookup(name: str, field: str) -> FeatureGate:
         raise ConfigError(field, name, "unknown feature gate", f"use one of: {known}")
     if gate.stage is Stage.REMOVED:
         raise ConfigError(
-            field, name, "feature gate was removed in Kubernetes 1.37",
+            field,
+            name,
+            "feature gate was removed in Kubernetes 1.37",
             f"drop it; its behaviour is part of {gate.replaced_by}",
         )
     return gate
@@ -31,26 +33,36 @@ def check_gates(*, control_plane: tuple[str, ...], kubelet: tuple[str, ...]) -> 
     for index, name in enumerate(control_plane):
         gate = _lookup(name, f"feature_gates.control_plane[{index}]")
         if not gate.components & {Component.APISERVER, Component.SCHEDULER, Component.CONTROLLER_MANAGER}:
-            raise ConfigError(f"feature_gates.control_plane[{index}]", name,
-                              "gate has no control-plane component", "list it under feature_gates.kubelet")
+            raise ConfigError(
+                f"feature_gates.control_plane[{index}]",
+                name,
+                "gate has no control-plane component",
+                "list it under feature_gates.kubelet",
+            )
     for index, name in enumerate(kubelet):
         gate = _lookup(name, f"feature_gates.kubelet[{index}]")
         if Component.KUBELET not in gate.components:
-            raise ConfigError(f"feature_gates.kubelet[{index}]", name,
-                              "gate is not a kubelet gate", "list it under feature_gates.control_plane")
+            raise ConfigError(
+                f"feature_gates.kubelet[{index}]",
+                name,
+                "gate is not a kubelet gate",
+                "list it under feature_gates.control_plane",
+            )
     on = effective_gates(control_plane)
     for index, name in enumerate(control_plane):
         for dependency in FEATURE_GATES[name].depends_on:
             if dependency not in on:
                 raise ConfigError(
-                    f"feature_gates.control_plane[{index}]", name,
+                    f"feature_gates.control_plane[{index}]",
+                    name,
                     f"gate needs {dependency}, which is off",
                     f"add {dependency} to feature_gates.control_plane or drop {name}",
                 )
     for index, name in enumerate(kubelet):
         if name not in on:
             raise ConfigError(
-                f"feature_gates.kubelet[{index}]", name,
+                f"feature_gates.kubelet[{index}]",
+                name,
                 "kubelet gate is on while the control plane does not provide it",
                 f"add {name} to feature_gates.control_plane or drop it from the kubelet",
             )

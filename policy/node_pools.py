@@ -38,7 +38,7 @@ def node_group_plans(pool: GpuPoolConfig, *, cluster_name: str) -> list[NodeGrou
     groups = [(z,) for z in pool.zones] if pool.zone_pinned else [pool.zones]
     return [
         NodeGroupPlan(
-            construct_id=f"{pool.name}-{zones[0]}" if pool.zone_pinned else pool.name,
+            construct_id=zones[0] if pool.zone_pinned else "all-zones",
             name=f"{cluster_name}-{pool.name}-{zones[0][-2:]}" if pool.zone_pinned else f"{cluster_name}-{pool.name}",
             zones=zones,
             min_size=pool.min_size,
@@ -88,7 +88,8 @@ def tolerations_for(taints: tuple[Taint, ...]) -> list[dict[str, str]]:
     """Kubernetes tolerations that admit pods onto nodes with these taints."""
     unique = {(t.key, t.value, t.effect.value) for t in taints}
     return [
-        {"key": key, "operator": "Equal", "value": value, "effect": effect} if value
+        {"key": key, "operator": "Equal", "value": value, "effect": effect}
+        if value
         else {"key": key, "operator": "Exists", "effect": effect}
         for key, value, effect in sorted(unique)
     ]

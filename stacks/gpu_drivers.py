@@ -9,6 +9,7 @@ from constructs import Construct
 from catalog import versions
 from config.model import EnvironmentConfig
 from policy.dra_driver import device_plugin_values, dra_driver_values
+from stacks.jsii_types import as_icluster
 
 
 class DraDriver(Construct):
@@ -17,8 +18,9 @@ class DraDriver(Construct):
     def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.Cluster, env: EnvironmentConfig) -> None:
         super().__init__(scope, construct_id)
         self.chart = eks.HelmChart(
-            self, "Chart",
-            cluster=cluster,
+            self,
+            "Chart",
+            cluster=as_icluster(cluster),
             chart=versions.DRA_DRIVER_CHART,
             repository=versions.DRA_DRIVER_CHART_REPOSITORY,
             version=versions.DRA_DRIVER_CHART_VERSION,
@@ -37,8 +39,9 @@ class DevicePlugin(Construct):
     def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.Cluster, env: EnvironmentConfig) -> None:
         super().__init__(scope, construct_id)
         self.chart = eks.HelmChart(
-            self, "Chart",
-            cluster=cluster,
+            self,
+            "Chart",
+            cluster=as_icluster(cluster),
             chart=versions.NVIDIA_DEVICE_PLUGIN_CHART,
             repository=versions.NVIDIA_DEVICE_PLUGIN_REPOSITORY,
             version=versions.NVIDIA_DEVICE_PLUGIN_CHART_VERSION,

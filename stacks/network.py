@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from aws_cdk import Tags
+from aws_cdk import RemovalPolicy, Tags
 from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from config.model import NetworkConfig
@@ -16,19 +17,31 @@ class ClusterNetwork(Construct):
     credentials and no context lookups.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, network: NetworkConfig, cluster_name: str) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        network: NetworkConfig,
+        cluster_name: str,
+        removal_policy: RemovalPolicy,
+    ) -> None:
         super().__init__(scope, construct_id)
         self.zones = network.zones
         existing = network.existing_vpc
         if existing is not None:
             zones = sorted(existing.private_subnet_ids)
             self.vpc: ec2.IVpc = ec2.Vpc.from_vpc_attributes(
-                self, "Vpc", vpc_id=existing.vpc_id, availability_zones=zones,
+                self,
+                "Vpc",
+                vpc_id=existing.vpc_id,
+                availability_zones=zones,
                 private_subnet_ids=[existing.private_subnet_ids[z] for z in zones],
             )
             return
         vpc = ec2.Vpc(
-            self, "Vpc",
+            self,
+            "Vpc",
             ip_addresses=ec2.IpAddresses.cidr(str(network.vpc_cidr)),
             availability_zones=list(network.availability_zones),
             nat_gateways=network.nat_gateways,
@@ -36,7 +49,16 @@ class ClusterNetwork(Construct):
                 ec2.SubnetConfiguration(name="public", subnet_type=ec2.SubnetType.PUBLIC, cidr_mask=24),
                 ec2.SubnetConfiguration(name="nodes", subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS, cidr_mask=19),
             ],
-            flow_logs={"all": ec2.FlowLogOptions(traffic_type=ec2.FlowLogTrafficType.REJECT)},
+            flow_logs={
+                "rejected": ec2.FlowLogOptions(
+                    traffic_type=ec2.FlowLogTrafficType.REJECT,
+                    destination=ec2.FlowLogDestination.to_cloud_watch_logs(
+                        logs.LogGroup(
+                            self, "FlowLogs", retention=logs.RetentionDays.ONE_MONTH, removal_policy=removal_policy
+                        ),
+                    ),
+                )
+            },
         )
         # Tags the AWS load balancer controller and Karpenter discover subnets by.
         for subnet in vpc.private_subnets:

@@ -11,6 +11,7 @@ from constructs import Construct
 from catalog.labels import ROLE_LABEL
 from config.model import CapacityType, GpuPoolConfig, SystemNodeGroupConfig, TaintEffect
 from policy.node_pools import gpu_node_labels, node_config_user_data, node_group_plans
+from stacks.jsii_types import as_icluster
 from stacks.network import ClusterNetwork
 
 _CAPACITY_TYPES = {
@@ -26,7 +27,11 @@ _TAINT_EFFECTS = {
 
 
 def node_launch_template(
-    scope: Construct, construct_id: str, *, root_volume_gib: int, user_data: str | None = None,
+    scope: Construct,
+    construct_id: str,
+    *,
+    root_volume_gib: int,
+    user_data: str | None = None,
     capacity_reservation_id: str | None = None,
 ) -> eks.LaunchTemplateSpec:
     """IMDSv2-only launch template with an encrypted gp3 root volume.
@@ -36,20 +41,26 @@ def node_launch_template(
     """
     data = ec2.CfnLaunchTemplate.LaunchTemplateDataProperty(
         metadata_options=ec2.CfnLaunchTemplate.MetadataOptionsProperty(
-            http_tokens="required", http_put_response_hop_limit=2, http_endpoint="enabled",
+            http_tokens="required",
+            http_put_response_hop_limit=2,
+            http_endpoint="enabled",
         ),
         block_device_mappings=[
             ec2.CfnLaunchTemplate.BlockDeviceMappingProperty(
                 device_name="/dev/xvda",
                 ebs=ec2.CfnLaunchTemplate.EbsProperty(
-                    volume_size=root_volume_gib, volume_type="gp3", encrypted=True, delete_on_termination=True,
+                    volume_size=root_volume_gib,
+                    volume_type="gp3",
+                    encrypted=True,
+                    delete_on_termination=True,
                 ),
             )
         ],
         user_data=Fn.base64(user_data) if user_data else None,
         instance_market_options=(
             ec2.CfnLaunchTemplate.InstanceMarketOptionsProperty(market_type="capacity-block")
-            if capacity_reservation_id else None
+            if capacity_reservation_id
+            else None
         ),
         capacity_reservation_specification=(
             ec2.CfnLaunchTemplate.CapacityReservationSpecificationProperty(
@@ -57,7 +68,8 @@ def node_launch_template(
                     capacity_reservation_id=capacity_reservation_id,
                 )
             )
-            if capacity_reservation_id else None
+            if capacity_reservation_id
+            else None
         ),
     )
     template = ec2.CfnLaunchTemplate(scope, construct_id, launch_template_data=data)
@@ -67,13 +79,16 @@ def node_launch_template(
 def node_role(scope: Construct, construct_id: str) -> iam.Role:
     """One worker role shared by every managed node group (EKS worker, CNI, ECR pull, SSM)."""
     return iam.Role(
-        scope, construct_id,
+        scope,
+        construct_id,
         assumed_by=iam.ServicePrincipal("ec2.amazonaws.com"),
         managed_policies=[
             iam.ManagedPolicy.from_aws_managed_policy_name(name)
             for name in (
-                "AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy",
-                "AmazonEC2ContainerRegistryPullOnly", "AmazonSSMManagedInstanceCore",
+                "AmazonEKSWorkerNodePolicy",
+                "AmazonEKS_CNI_Policy",
+                "AmazonEC2ContainerRegistryPullOnly",
+                "AmazonSSMManagedInstanceCore",
             )
         ],
     )
@@ -83,8 +98,14 @@ class SystemNodeGroup(Construct):
     """Small CPU node group for controllers; GPU nodes stay free for training."""
 
     def __init__(
-        self, scope: Construct, construct_id: str, *, cluster: eks.Cluster, network: ClusterNetwork,
-        config: SystemNodeGroupConfig, role: iam.IRole,
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        cluster: eks.Cluster,
+        network: ClusterNetwork,
+        config: SystemNodeGroupConfig,
+        role: iam.IRole,
     ) -> None:
         super().__init__(scope, construct_id)
         self.nodegroup = cluster.add_nodegroup_capacity(
@@ -110,12 +131,21 @@ class GpuNodePool(Construct):
     """
 
     def __init__(
-        self, scope: Construct, construct_id: str, *, cluster: eks.Cluster, cluster_name: str,
-        network: ClusterNetwork, pool: GpuPoolConfig, kubelet_gates: tuple[str, ...], role: iam.IRole,
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        cluster: eks.Cluster,
+        cluster_name: str,
+        network: ClusterNetwork,
+        pool: GpuPoolConfig,
+        kubelet_gates: tuple[str, ...],
+        role: iam.IRole,
     ) -> None:
         super().__init__(scope, construct_id)
         launch_template = node_launch_template(
-            self, "LaunchTemplate",
+            self,
+            "LaunchTemplate",
             root_volume_gib=pool.root_volume_gib,
             user_data=node_config_user_data(kubelet_gates),
             capacity_reservation_id=pool.capacity.reservation_id,
@@ -125,8 +155,9 @@ class GpuNodePool(Construct):
         self.nodegroups: list[eks.Nodegroup] = []
         for plan in node_group_plans(pool, cluster_name=cluster_name):
             nodegroup = eks.Nodegroup(
-                self, plan.construct_id,
-                cluster=cluster,
+                self,
+                plan.construct_id,
+                cluster=as_icluster(cluster),
                 nodegroup_name=plan.name,
                 ami_type=eks.NodegroupAmiType.AL2023_X86_64_NVIDIA,
                 capacity_type=_CAPACITY_TYPES[pool.capacity.type],

@@ -12,7 +12,6 @@ from prometheus_client.core import (
     Metric,
 )
 from prometheus_client.registry import Collector
-from prometheus_client.utils import floatToGoString
 
 from .state import GroupLabels, Snapshot
 
@@ -42,8 +41,7 @@ class InformerStatus:
 
 
 def _group_values(labels: GroupLabels) -> list[str]:
-    return [labels.namespace, labels.podgroup, labels.workload, labels.template,
-            labels.priority_class]
+    return [labels.namespace, labels.podgroup, labels.workload, labels.template, labels.priority_class]
 
 
 def render(snapshot: Snapshot, informers: Sequence[InformerStatus] = ()) -> list[Metric]:
@@ -53,7 +51,7 @@ def render(snapshot: Snapshot, informers: Sequence[InformerStatus] = ()) -> list
         "Seconds from PodGroup creation to PodGroupInitiallyScheduled=True.",
         labels=["namespace", "priority_class"],
     )
-    bounds = [floatToGoString(b) for b in snapshot.buckets] + ["+Inf"]
+    bounds = [repr(float(b)) for b in snapshot.buckets] + ["+Inf"]
     for (namespace, priority_class), hist in snapshot.time_to_scheduled.items():
         ttl.add_metric(
             [namespace, priority_class],
@@ -70,18 +68,19 @@ def render(snapshot: Snapshot, informers: Sequence[InformerStatus] = ()) -> list
         pending.add_metric([namespace, priority_class], float(value))
 
     waiting = GaugeMetricFamily(
-        WAITING_SECONDS, "Age of each PodGroup not yet initially scheduled.",
-        labels=list(WAITING_LABELS))
+        WAITING_SECONDS, "Age of each PodGroup not yet initially scheduled.", labels=list(WAITING_LABELS)
+    )
     min_count = GaugeMetricFamily(
-        WAITING_MIN_COUNT, "Gang minCount of each waiting PodGroup (1 for basic policy).",
-        labels=list(WAITING_LABELS))
+        WAITING_MIN_COUNT, "Gang minCount of each waiting PodGroup (1 for basic policy).", labels=list(WAITING_LABELS)
+    )
     pods = GaugeMetricFamily(
-        WAITING_PODS, "Non-terminated Pods referencing each waiting PodGroup.",
-        labels=list(WAITING_LABELS))
+        WAITING_PODS, "Non-terminated Pods referencing each waiting PodGroup.", labels=list(WAITING_LABELS)
+    )
     gpus = GaugeMetricFamily(
         REQUESTED_GPUS,
         "GPUs requested by each waiting PodGroup (extended resource plus DRA claims).",
-        labels=list(WAITING_LABELS))
+        labels=list(WAITING_LABELS),
+    )
     for group in snapshot.waiting:
         values = [*_group_values(group.labels), group.reason]
         waiting.add_metric(values, group.age_seconds)
@@ -90,40 +89,41 @@ def render(snapshot: Snapshot, informers: Sequence[InformerStatus] = ()) -> list
         gpus.add_metric(values, float(group.requested_gpus))
 
     preemptions = CounterMetricFamily(
-        PREEMPTIONS, "Preemptions of a PodGroup (victims within one episode count once).",
-        labels=list(GROUP_LABELS))
+        PREEMPTIONS, "Preemptions of a PodGroup (victims within one episode count once).", labels=list(GROUP_LABELS)
+    )
     for labels, value in snapshot.preemptions.items():
         preemptions.add_metric(_group_values(labels), float(value))
     victims = CounterMetricFamily(
-        PREEMPTED_PODS, "Pods of a PodGroup preempted by the scheduler.",
-        labels=list(GROUP_LABELS))
+        PREEMPTED_PODS, "Pods of a PodGroup preempted by the scheduler.", labels=list(GROUP_LABELS)
+    )
     for labels, value in snapshot.preempted_pods.items():
         victims.add_metric(_group_values(labels), float(value))
 
     failures = CounterMetricFamily(
         ALLOCATION_FAILURES,
         "Failed scheduling attempts attributed to unallocated ResourceClaims, by DeviceClass.",
-        labels=[*GROUP_LABELS, "device_class"])
+        labels=[*GROUP_LABELS, "device_class"],
+    )
     for (labels, device_class), value in snapshot.allocation_failures.items():
         failures.add_metric([*_group_values(labels), device_class], float(value))
 
     allocatable = GaugeMetricFamily(
-        ALLOCATABLE_GPUS, "GPUs in Node status.allocatable, by zone and GPU model.",
-        labels=["zone", "instance_type", "gpu_model"])
+        ALLOCATABLE_GPUS,
+        "GPUs in Node status.allocatable, by zone and GPU model.",
+        labels=["zone", "instance_type", "gpu_model"],
+    )
     for (zone, instance_type, model), value in snapshot.allocatable_gpus.items():
         allocatable.add_metric([zone, instance_type, model], float(value))
 
     synced = GaugeMetricFamily(
-        INFORMER_SYNCED, "1 once the initial list of a watched resource completed.",
-        labels=["resource"])
-    restarts = CounterMetricFamily(
-        WATCH_RESTARTS, "Watch streams restarted with a full relist.", labels=["resource"])
+        INFORMER_SYNCED, "1 once the initial list of a watched resource completed.", labels=["resource"]
+    )
+    restarts = CounterMetricFamily(WATCH_RESTARTS, "Watch streams restarted with a full relist.", labels=["resource"])
     for informer in informers:
         synced.add_metric([informer.resource], 1.0 if informer.synced else 0.0)
         restarts.add_metric([informer.resource], float(informer.restarts))
 
-    return [ttl, pending, waiting, min_count, pods, gpus, preemptions, victims, failures,
-            allocatable, synced, restarts]
+    return [ttl, pending, waiting, min_count, pods, gpus, preemptions, victims, failures, allocatable, synced, restarts]
 
 
 class GangCollector(Collector):

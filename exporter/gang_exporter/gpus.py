@@ -2,7 +2,9 @@
 
 The model is derived from the instance family in the
 ``node.kubernetes.io/instance-type`` label; the GPU count itself always comes
-from the Node's ``status.allocatable`` (see ``state.parse_node``).
+from the Node's ``status.allocatable`` (see ``state.parse_node``). Model names
+match ``catalog.instances.GpuModel`` (the image does not ship ``catalog``; a
+test keeps both in step).
 """
 
 from __future__ import annotations
@@ -12,13 +14,12 @@ GPU_MODEL_BY_FAMILY: dict[str, str] = {
     "p6-b200": "B200",
     "p5en": "H200",
     "p5e": "H200",
-    "p5": "H100",
+    "p5": "H100-80GB",
     "p4de": "A100-80GB",
     "p4d": "A100-40GB",
     "g6e": "L40S",
     "g6": "L4",
     "g5": "A10G",
-    "g4dn": "T4",
 }
 
 UNKNOWN_MODEL = "unknown"

@@ -38,6 +38,7 @@ from .state import (
 LOG = logging.getLogger(__name__)
 LIST_PAGE_SIZE = 500
 WATCH_TIMEOUT_SECONDS = 300
+MIN_WATCH_SECONDS = 1.0
 HTTP_GONE = 410
 
 
@@ -76,10 +77,14 @@ def resources(api: client.ApiClient) -> list[Resource]:
     custom = client.CustomObjectsApi(api)
     return [
         Resource(KIND_NODE, core.list_node),
-        Resource(KIND_RESOURCECLAIM, functools.partial(
-            custom.list_cluster_custom_object, "resource.k8s.io", "v1", "resourceclaims")),
-        Resource(KIND_PODGROUP, functools.partial(
-            custom.list_cluster_custom_object, "scheduling.k8s.io", "v1beta1", "podgroups")),
+        Resource(
+            KIND_RESOURCECLAIM,
+            functools.partial(custom.list_cluster_custom_object, "resource.k8s.io", "v1", "resourceclaims"),
+        ),
+        Resource(
+            KIND_PODGROUP,
+            functools.partial(custom.list_cluster_custom_object, "scheduling.k8s.io", "v1beta1", "podgroups"),
+        ),
         Resource(KIND_POD, core.list_pod_for_all_namespaces),
         Resource(KIND_EVENT, core.list_event_for_all_namespaces),
     ]
@@ -88,8 +93,9 @@ def resources(api: client.ApiClient) -> list[Resource]:
 class Informer:
     """List then watch one resource; relist when the watch expires (410)."""
 
-    def __init__(self, resource: Resource, state: SharedState) -> None:
+    def __init__(self, resource: Resource, state: SharedState, clock: Callable[[], float] = time.monotonic) -> None:
         self.resource = resource
+        self._clock = clock
         self.state = state
         self.synced = False
         self.restarts = 0
@@ -116,8 +122,7 @@ class Informer:
                 break
         self.state.replace(self.resource.kind, items)
         self.synced = True
-        LOG.info("listed %d %s objects at resourceVersion %s",
-                 len(items), self.resource.kind, resource_version)
+        LOG.info("listed %d %s objects at resourceVersion %s", len(items), self.resource.kind, resource_version)
         return resource_version
 
     def _events(self, resource_version: str) -> Iterator[Mapping[str, Any]]:
@@ -134,7 +139,10 @@ class Informer:
         backoff = 1.0
         while not self._stop.is_set():
             try:
+                opened = self._clock()
+                received = 0
                 for event in self._events(resource_version):
+                    received += 1
                     event_type = event.get("type")
                     obj = event.get("object") or {}
                     new_version = (obj.get("metadata") or {}).get("resourceVersion")
@@ -142,7 +150,12 @@ class Informer:
                         self.state.apply(self.resource.kind, event_type, obj)
                     if new_version:
                         resource_version = new_version
-                backoff = 1.0
+                if received == 0 and self._clock() - opened < MIN_WATCH_SECONDS:
+                    # The server closed the stream at once: do not spin.
+                    self._stop.wait(backoff)
+                    backoff = min(backoff * 2, 60.0)
+                else:
+                    backoff = 1.0
             except ApiException as exc:
                 if exc.status != HTTP_GONE:
                     LOG.warning("watch %s failed: %s", self.resource.kind, exc)
@@ -181,6 +194,8 @@ def start(informers: Sequence[Informer]) -> None:
     versions = [informer.relist_until_ok() for informer in informers]
     for informer, version in zip(informers, versions, strict=True):
         threading.Thread(
-            target=informer.run, args=(version,), name=f"watch-{informer.resource.kind}",
+            target=informer.run,
+            args=(version,),
+            name=f"watch-{informer.resource.kind}",
             daemon=True,
         ).start()

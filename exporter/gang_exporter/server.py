@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable
+from socketserver import ThreadingMixIn
 from typing import Any
-from wsgiref.simple_server import make_server
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from prometheus_client import CollectorRegistry, make_wsgi_app
-from prometheus_client.exposition import ThreadingWSGIServer, WSGIRequestHandler
 
 StartResponse = Callable[..., Any]
 WSGIApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
+
+
+class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        """Scrapes and probes are not logged."""
 
 
 def make_app(registry: CollectorRegistry, ready: Callable[[], bool]) -> WSGIApp:
@@ -38,9 +47,8 @@ def make_app(registry: CollectorRegistry, ready: Callable[[], bool]) -> WSGIApp:
 
 
 def serve(app: WSGIApp, address: str, port: int) -> threading.Thread:
-    """Serve ``app`` from a daemon thread (same server class as prometheus_client)."""
-    server = make_server(address, port, app, ThreadingWSGIServer,
-                         handler_class=WSGIRequestHandler)
+    """Serve ``app`` from a daemon thread."""
+    server = make_server(address, port, app, _ThreadingWSGIServer, handler_class=_QuietHandler)
     thread = threading.Thread(target=server.serve_forever, name="http", daemon=True)
     thread.start()
     return thread

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -68,8 +69,20 @@ LABEL_ZONE = "topology.kubernetes.io/zone"
 LABEL_INSTANCE_TYPE = "node.kubernetes.io/instance-type"
 
 DEFAULT_BUCKETS: tuple[float, ...] = (
-    5.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0, 1800.0,
-    3600.0, 7200.0, 14400.0, 28800.0, 86400.0,
+    5.0,
+    15.0,
+    30.0,
+    60.0,
+    120.0,
+    300.0,
+    600.0,
+    900.0,
+    1800.0,
+    3600.0,
+    7200.0,
+    14400.0,
+    28800.0,
+    86400.0,
 )
 DEFAULT_GPU_RESOURCE = "nvidia.com/gpu"
 DEFAULT_GPU_DEVICE_CLASSES: tuple[str, ...] = ("gpu.nvidia.com",)
@@ -85,7 +98,7 @@ def parse_time(value: object) -> float | None:
     if not isinstance(value, str) or not value:
         return None
     try:
-        parsed = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
+        parsed = datetime.datetime.fromisoformat(value)
     except ValueError:
         return None
     if parsed.tzinfo is None:
@@ -206,9 +219,7 @@ def _resolve_claim_names(entries: object, statuses: object) -> tuple[str, ...]:
     Claims from a template are resolved through ``status.resourceClaimStatuses``;
     while the claim has not been generated yet the name is ``""``.
     """
-    generated = {
-        _str(_get(s, "name")): _str(_get(s, "resourceClaimName")) for s in _list(statuses)
-    }
+    generated = {_str(_get(s, "name")): _str(_get(s, "resourceClaimName")) for s in _list(statuses)}
     names: list[str] = []
     for entry in _list(entries):
         direct = _str(_get(entry, "resourceClaimName"))
@@ -242,8 +253,7 @@ def parse_podgroup(obj: Obj) -> PodGroupInfo:
         elif _get(cond, "status") == "False":
             reason = _str(_get(cond, "reason"))
             waiting_reason = (
-                reason if reason in (WAITING_UNSCHEDULABLE, WAITING_SCHEDULER_ERROR)
-                else WAITING_UNSCHEDULABLE
+                reason if reason in (WAITING_UNSCHEDULABLE, WAITING_SCHEDULER_ERROR) else WAITING_UNSCHEDULABLE
             )
     return PodGroupInfo(
         uid=uid,
@@ -259,9 +269,7 @@ def parse_podgroup(obj: Obj) -> PodGroupInfo:
         min_count=min_count,
         scheduled_at=scheduled_at,
         waiting_reason=waiting_reason,
-        claim_names=_resolve_claim_names(
-            _get(spec, "resourceClaims"), _get(obj, "status", "resourceClaimStatuses")
-        ),
+        claim_names=_resolve_claim_names(_get(spec, "resourceClaims"), _get(obj, "status", "resourceClaimStatuses")),
     )
 
 
@@ -278,8 +286,7 @@ def pod_gpu_request(obj: Obj, resource: str = DEFAULT_GPU_RESOURCE) -> int:
     """Effective extended-resource request: max(sum(containers), max(init))."""
     spec = _get(obj, "spec") or {}
     regular = sum(_container_gpus(c, resource) for c in _list(_get(spec, "containers")))
-    init = max((_container_gpus(c, resource) for c in _list(_get(spec, "initContainers"))),
-               default=0)
+    init = max((_container_gpus(c, resource) for c in _list(_get(spec, "initContainers"))), default=0)
     return max(regular, init)
 
 
@@ -448,6 +455,8 @@ class GangState:
         if list(buckets) != sorted(set(buckets)) or not buckets:
             raise ValueError("buckets must be non-empty, strictly increasing")
         self.started_at = started_at
+        # API timestamps have one-second resolution: compare against the start second.
+        self._since = float(math.floor(started_at))
         self.buckets: tuple[float, ...] = tuple(float(b) for b in buckets)
         self.gpu_resource = gpu_resource
         self.gpu_device_classes = frozenset(gpu_device_classes)
@@ -524,6 +533,7 @@ class GangState:
 
     def _current(self, kind: str) -> dict[str, Obj]:
         """Minimal stand-in objects for what is currently held, by key."""
+
         def stub(namespace: str, name: str, uid: str = "") -> Obj:
             return {"metadata": {"namespace": namespace, "name": name, "uid": uid}}
 
@@ -531,8 +541,7 @@ class GangState:
             return {f"{ns}/{n}": stub(ns, n, g.uid) for (ns, n), g in self._groups.items()}
         if kind == KIND_POD:
             return {
-                uid: stub(p.namespace, p.name, uid)
-                for uid, p in self._pods.items() if uid not in self._pod_deleted_at
+                uid: stub(p.namespace, p.name, uid) for uid, p in self._pods.items() if uid not in self._pod_deleted_at
             }
         if kind == KIND_RESOURCECLAIM:
             return {f"{ns}/{n}": stub(ns, n) for (ns, n) in self._claims}
@@ -556,7 +565,7 @@ class GangState:
             counters.labels = info.labels
         if info.scheduled_at is not None and info.uid not in self._observed_group_uids:
             self._observed_group_uids.add(info.uid)
-            if info.scheduled_at >= self.started_at:
+            if info.scheduled_at >= self._since:
                 self._observe(info, max(info.scheduled_at - info.created, 0.0))
 
     def _observe(self, info: PodGroupInfo, seconds: float) -> None:
@@ -612,7 +621,7 @@ class GangState:
         if not pod.podgroup or pod.uid in self._preempted_pod_uids:
             return
         self._preempted_pod_uids.add(pod.uid)
-        if when < self.started_at:
+        if when < self._since:
             return  # happened before the exporter started: baseline only
         key = (pod.namespace, pod.podgroup)
         counters = self._counters.get(key)
@@ -655,10 +664,12 @@ class GangState:
         count = event_count(obj)
         previous = self._event_seen.get(uid)
         self._event_seen[uid] = (max(count, previous[0]) if previous else count, when)
-        if previous is None:
-            delta = count if when >= self.started_at else 0
-        else:
+        if previous is not None:
             delta = max(count - previous[0], 0)
+        elif when >= self._since:
+            delta = count
+        else:
+            delta = 0  # last seen before the exporter started: baseline only
         if delta == 0:
             return
         target = self._failure_target(kind, involved, message)
@@ -673,9 +684,7 @@ class GangState:
         uid = _str(_get(involved, "uid"))
         if uid and uid in self._pods:
             return self._pods[uid]
-        by_name = self._pod_uid_by_name.get(
-            (_str(_get(involved, "namespace")), _str(_get(involved, "name")))
-        )
+        by_name = self._pod_uid_by_name.get((_str(_get(involved, "namespace")), _str(_get(involved, "name"))))
         return self._pods.get(by_name) if by_name else None
 
     def _failure_target(
@@ -694,8 +703,7 @@ class GangState:
                 if group is not None:
                     claim_names.extend(group.claim_names)
             else:
-                labels = GroupLabels(namespace=namespace, podgroup="",
-                                     priority_class=pod.priority_class)
+                labels = GroupLabels(namespace=namespace, podgroup="", priority_class=pod.priority_class)
         else:
             name = _str(_get(involved, "name"))
             labels = self._group_labels(namespace, name)
@@ -703,7 +711,8 @@ class GangState:
             if group is not None:
                 claim_names.extend(group.claim_names)
         candidates = [
-            n for n in dict.fromkeys(claim_names)
+            n
+            for n in dict.fromkeys(claim_names)
             if not n or (namespace, n) not in self._claims or not self._claims[(namespace, n)].allocated
         ]
         mentioned = [n for n in candidates if n and n in message]
@@ -731,8 +740,7 @@ class GangState:
             del self._group_deleted_at[key]
             self._last_labels.pop(key, None)
             self._counters.pop(key, None)
-            for fkey in [f for f in self._alloc_failures
-                         if (f[0].namespace, f[0].podgroup) == key]:
+            for fkey in [f for f in self._alloc_failures if (f[0].namespace, f[0].podgroup) == key]:
                 del self._alloc_failures[fkey]
         event_horizon = now - self.event_ttl_seconds
         for uid in [u for u, (_, t) in self._event_seen.items() if t <= event_horizon]:
@@ -767,14 +775,16 @@ class GangState:
                 continue
             pending[pkey] += 1
             members = pods_by_group.get(key, [])
-            waiting.append(WaitingGroup(
-                labels=group.labels,
-                reason=group.waiting_reason,
-                age_seconds=max(now - group.created, 0.0),
-                min_count=group.min_count,
-                pods=len(members),
-                requested_gpus=self._group_gpus(group, members),
-            ))
+            waiting.append(
+                WaitingGroup(
+                    labels=group.labels,
+                    reason=group.waiting_reason,
+                    age_seconds=max(now - group.created, 0.0),
+                    min_count=group.min_count,
+                    pods=len(members),
+                    requested_gpus=self._group_gpus(group, members),
+                )
+            )
 
         histograms: dict[tuple[str, str], HistogramValue] = {}
         for hkey, hist in self._histograms.items():
@@ -797,10 +807,10 @@ class GangState:
             time_to_scheduled=dict(sorted(histograms.items())),
             pending_groups=dict(sorted(pending.items())),
             waiting=tuple(sorted(waiting, key=lambda w: w.labels)),
-            preemptions={c.labels: c.preemptions
-                         for c in sorted(self._counters.values(), key=lambda c: c.labels)},
-            preempted_pods={c.labels: c.preempted_pods
-                            for c in sorted(self._counters.values(), key=lambda c: c.labels)},
+            preemptions={c.labels: c.preemptions for c in sorted(self._counters.values(), key=lambda c: c.labels)},
+            preempted_pods={
+                c.labels: c.preempted_pods for c in sorted(self._counters.values(), key=lambda c: c.labels)
+            },
             allocation_failures=dict(sorted(self._alloc_failures.items())),
             allocatable_gpus=dict(sorted(allocatable.items())),
         )

@@ -1,0 +1,1 @@
+"""cdk8s charts: the platform-owned Kubernetes objects."""

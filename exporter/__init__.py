@@ -1,0 +1,1 @@
+"""Gang exporter sources (the image ships only ``gang_exporter``)."""

@@ -1,0 +1,1 @@
+"""Gang observability: exporter manifests, Prometheus rules and Grafana dashboard."""

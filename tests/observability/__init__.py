@@ -1,0 +1,1 @@
+"""Tests for gang observability: exporter state machine, manifests, rules, dashboard."""

@@ -1,0 +1,91 @@
+"""The synth command as users run it: bad input is one line, exit 2, and old output survives."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from config.load import REPO_ROOT
+
+
+def _run_synth(*args: str, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cli.synth", *args], cwd=cwd, capture_output=True, text=True, check=False
+    )
+
+
+@pytest.fixture
+def last_good_output(tmp_path: Path) -> tuple[Path, Path]:
+    cdk_out, dist = tmp_path / "cdk.out", tmp_path / "dist"
+    for directory in (cdk_out, dist / "dev"):
+        directory.mkdir(parents=True)
+        (directory / "last-good.txt").write_text("keep me\n")
+    return cdk_out, dist
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (
+            lambda t: t.replace("  scheduler_bin_packing: true", "  scheduler_binpacking: true"),
+            "cluster.scheduler_binpacking: unknown key (got True)",
+        ),
+        (
+            lambda t: t.replace("    max_size: 2\n", "    max_size: 2\n    min_size: 3\n", 1),
+            "gpu_pools[0].min_size: min_size is larger than max_size 2 (got 3)",
+        ),
+        (
+            lambda t: t.replace("[p5.48xlarge]", "[m7i.large]"),
+            "gpu_pools[0].instance_types[0]: not a GPU instance type (got 'm7i.large')",
+        ),
+        (
+            lambda t: t.replace(
+                "  scheduler_bin_packing: true", "  scheduler_bin_packing: true\n  auto_mode: {enabled: true}"
+            ),
+            "cluster.auto_mode: EKS Auto Mode brings its own GPU device management",
+        ),
+        (
+            lambda t: t.replace("    - WorkloadWithJob", "    - GangScheduling"),
+            "feature_gates.control_plane[3]: feature gate was removed in Kubernetes 1.37 (got 'GangScheduling')",
+        ),
+        (lambda t: t.replace("tags:\n", "tags: [\n"), "line "),
+    ],
+)
+def test_bad_input_is_one_line_and_keeps_last_good_output(
+    tmp_path: Path,
+    last_good_output: tuple[Path, Path],
+    edit: object,
+    expected: str,
+) -> None:
+    cdk_out, dist = last_good_output
+    config = tmp_path / "bad.yaml"
+    assert callable(edit)
+    config.write_text(edit((REPO_ROOT / "environments" / "dev.yaml").read_text()))
+    result = _run_synth("--config", str(config), "--cdk-out", str(cdk_out), "--dist", str(dist))
+    assert result.returncode == 2
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"error: {config}: {expected}") or (expected == "line " and "YAML" in lines[0])
+    assert "; fix: " in lines[0]
+    assert "Traceback" not in result.stderr
+    assert (cdk_out / "last-good.txt").read_text() == "keep me\n"
+    assert (dist / "dev" / "last-good.txt").read_text() == "keep me\n"
+
+
+def test_unknown_environment_lists_the_known_ones() -> None:
+    result = _run_synth("--env", "staging")
+    assert result.returncode == 2
+    assert result.stderr == (
+        "error: env: no such environment (got 'staging'); fix: use one of ci, dev, prod-example or pass config=<path>\n"
+    )
+
+
+def test_readme_settings_table_is_fresh() -> None:
+    from config.reference import replace_block
+
+    readme = (REPO_ROOT / "README.md").read_text()
+    assert replace_block(readme) == readme, "run `make settings`"

@@ -1,0 +1,218 @@
+"""Every configuration rule: a ``fails_...`` test with the exact one-line message."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from config import ConfigError, load_environment
+from tests.conftest import EXAMPLE_ENVIRONMENTS, env_from
+
+
+def _fails(data: dict[str, Any]) -> str:
+    with pytest.raises(ConfigError) as caught:
+        env_from(data)
+    return caught.value.line()
+
+
+def _pool(data: dict[str, Any], index: int = 0) -> dict[str, Any]:
+    pool: dict[str, Any] = data["gpu_pools"][index]
+    return pool
+
+
+@pytest.mark.parametrize("name", EXAMPLE_ENVIRONMENTS)
+def test_shipped_environments_load(name: str) -> None:
+    env = load_environment(name=name)
+    assert env.name == name
+
+
+def test_dev_is_the_default() -> None:
+    assert load_environment().name == "dev"
+
+
+def test_fails_unknown_key(dev_data: dict[str, Any]) -> None:
+    dev_data["cluster"]["endpoint"] = "public"
+    assert _fails(dev_data) == (
+        "cluster.endpoint: unknown key (got 'public'); fix: remove it or use one of: admin_principal_arns, "
+        "auto_mode, endpoint_access, name, public_access_cidrs, scheduler_bin_packing"
+    )
+
+
+def test_fails_unknown_key_in_a_pool(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data)["max"] = 3
+    assert _fails(dev_data).startswith("gpu_pools[0].max: unknown key (got 3); fix: remove it or use one of: ")
+
+
+def test_fails_missing_key(dev_data: dict[str, Any]) -> None:
+    del dev_data["region"]
+    assert _fails(dev_data) == "region: required key is missing (got None); fix: add 'region' (see README settings)"
+
+
+def test_fails_bad_enum(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data)["capacity"] = {"type": "reserved"}
+    assert _fails(dev_data) == (
+        "gpu_pools[0].capacity.type: not an allowed value (got 'reserved'); "
+        "fix: use one of 'on_demand', 'spot' or 'capacity_block'"
+    )
+
+
+def test_fails_min_greater_than_max(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data).update(min_size=3, max_size=2)
+    assert _fails(dev_data) == (
+        "gpu_pools[0].min_size: min_size is larger than max_size 2 (got 3); fix: set min_size <= max_size"
+    )
+
+
+def test_fails_desired_outside_range(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data).update(min_size=0, max_size=2, desired_size=5)
+    assert _fails(dev_data) == (
+        "gpu_pools[0].desired_size: desired_size is outside [min_size, max_size] = [0, 2] (got 5); "
+        "fix: set desired_size between min_size and max_size, or leave it out"
+    )
+
+
+def test_fails_system_nodes_min_greater_than_max(dev_data: dict[str, Any]) -> None:
+    dev_data["system_nodes"] = {"min_size": 5, "max_size": 4}
+    assert _fails(dev_data) == (
+        "system_nodes.min_size: min_size is larger than max_size 4 (got 5); fix: set min_size <= max_size"
+    )
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "problem"),
+    [
+        ("p9.48xlarge", "unknown instance type"),
+        ("m7i.large", "not a GPU instance type"),
+        ("g6.3xlarge", "unknown size in a GPU family"),
+    ],
+)
+def test_fails_non_gpu_instance_type(dev_data: dict[str, Any], instance_type: str, problem: str) -> None:
+    _pool(dev_data)["instance_types"] = [instance_type]
+    assert _fails(dev_data) == (
+        f"gpu_pools[0].instance_types[0]: {problem} (got '{instance_type}'); fix: use a GPU instance type such as "
+        "p4d.24xlarge, p5.48xlarge, p5en.48xlarge, p6-b200.48xlarge, g5.*, g6.*, g6e.*"
+    )
+
+
+def test_fails_zone_not_in_vpc(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data)["zones"] = ["us-west-2c"]
+    assert _fails(dev_data) == (
+        "gpu_pools[0].zones[0]: zone is not in the VPC ['us-west-2a', 'us-west-2b'] (got 'us-west-2c'); "
+        "fix: use one of the VPC's zones or add the zone to network.availability_zones"
+    )
+
+
+def test_fails_zone_not_in_existing_vpc() -> None:
+    data = copy.deepcopy(load_environment(name="prod-example").model_dump(mode="json"))
+    data["gpu_pools"][0]["zones"] = ["us-east-1d"]
+    assert _fails(data).startswith("gpu_pools[0].zones[0]: zone is not in the VPC ['us-east-1a', 'us-east-1b', ")
+
+
+def test_fails_capacity_block_without_reservation(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data).update(zones=["us-west-2a"], capacity={"type": "capacity_block"})
+    assert _fails(dev_data) == (
+        "gpu_pools[0].capacity.reservation_id: a capacity block needs its reservation id (got None); "
+        "fix: set capacity.reservation_id to the Capacity Block's cr-... id"
+    )
+
+
+def test_fails_capacity_block_over_two_zones(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data)["capacity"] = {"type": "capacity_block", "reservation_id": "cr-0123456789abcdef0"}
+    assert _fails(dev_data) == (
+        "gpu_pools[0].zones: a Capacity Block is one instance type in one zone (got ['us-west-2a', 'us-west-2b']); "
+        "fix: give the pool exactly the block's zone and instance type"
+    )
+
+
+def test_fails_reservation_without_capacity_block(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data)["capacity"] = {"type": "spot", "reservation_id": "cr-0123456789abcdef0"}
+    assert _fails(dev_data) == (
+        "gpu_pools[0].capacity.reservation_id: a reservation id only applies to capacity_block, not spot "
+        "(got 'cr-0123456789abcdef0'); fix: set capacity.type: capacity_block or drop reservation_id"
+    )
+
+
+@pytest.mark.parametrize("auto_mode", [{"enabled": True}, {"node_pools": ["general-purpose"]}])
+def test_fails_auto_mode_with_dra(dev_data: dict[str, Any], auto_mode: dict[str, Any]) -> None:
+    dev_data["cluster"]["auto_mode"] = auto_mode
+    line = _fails(dev_data)
+    assert line.startswith("cluster.auto_mode: EKS Auto Mode brings its own GPU device management, which conflicts")
+    assert line.endswith("fix: remove cluster.auto_mode and use gpu_pools (managed node groups) for GPU capacity")
+
+
+def test_auto_mode_is_allowed_without_the_dra_driver(dev_data: dict[str, Any]) -> None:
+    dev_data["cluster"]["auto_mode"] = {"enabled": True}
+    dev_data["dra_driver"] = {"enabled": False}
+    for pool in dev_data["gpu_pools"]:
+        pool.update(dra=False, device_plugin=True)
+    assert env_from(dev_data).cluster.auto_mode.requested
+
+
+def test_fails_pool_both_dra_and_device_plugin(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data)["device_plugin"] = True
+    assert _fails(dev_data) == (
+        "gpu_pools[0].device_plugin: pool is marked both dra and device_plugin; the two oversubscribe GPUs silently "
+        "(got True); fix: set exactly one of dra and device_plugin to true"
+    )
+
+
+def test_fails_pool_with_neither_dra_nor_device_plugin(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data)["dra"] = False
+    assert _fails(dev_data) == (
+        "gpu_pools[0].dra: pool exposes its GPUs through neither DRA nor the device plugin (got False); "
+        "fix: set dra: true (or device_plugin: true)"
+    )
+
+
+def test_fails_dra_pool_without_driver(dev_data: dict[str, Any]) -> None:
+    dev_data["dra_driver"] = {"enabled": False}
+    assert _fails(dev_data) == (
+        "gpu_pools[0].dra: pool uses DRA but dra_driver.enabled is false (got True); "
+        "fix: set dra_driver.enabled: true or use device_plugin: true on this pool"
+    )
+
+
+def test_fails_duplicate_pool_name(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data, 1)["name"] = _pool(dev_data)["name"]
+    assert _fails(dev_data) == (
+        "gpu_pools[1].name: pool name used twice (got 'h100'); fix: give every GPU pool its own name"
+    )
+
+
+def test_fails_public_endpoint_without_allow_list(dev_data: dict[str, Any]) -> None:
+    dev_data["cluster"]["public_access_cidrs"] = []
+    assert _fails(dev_data) == (
+        "cluster.public_access_cidrs: a public endpoint needs an allow-list (got []); "
+        "fix: list the CIDRs that may reach the API server, or set endpoint_access: private"
+    )
+
+
+def test_fails_single_zone_vpc(dev_data: dict[str, Any]) -> None:
+    dev_data["network"]["availability_zones"] = ["us-west-2a"]
+    assert _fails(dev_data) == (
+        "network.availability_zones: the VPC needs at least two zones (got ['us-west-2a']); "
+        "fix: list two or more zones of the region"
+    )
+
+
+def test_fails_zone_outside_region(dev_data: dict[str, Any]) -> None:
+    dev_data["network"]["availability_zones"] = ["us-west-2a", "us-east-1b"]
+    assert _fails(dev_data) == (
+        "network.availability_zones: zone is not in region us-west-2 (got 'us-east-1b'); "
+        "fix: use zones named us-west-2a, us-west-2b, ..."
+    )
+
+
+def test_fails_cpu_type_for_system_nodes(dev_data: dict[str, Any]) -> None:
+    dev_data["system_nodes"] = {"instance_types": ["p5.48xlarge"]}
+    assert _fails(dev_data) == (
+        "system_nodes.instance_types[0]: not a known CPU instance type (got 'p5.48xlarge'); "
+        "fix: use a general-purpose type such as m7i.large or m7i.xlarge"
+    )
+
+
+def test_fails_malformed_label_value(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data)["labels"] = {"team": "a b"}
+    assert _fails(dev_data).startswith("gpu_pools[0].labels.team: malformed value (got 'a b'); fix: match the pattern")

@@ -1,0 +1,88 @@
+"""Pure node-pool policy: plans, labels, user data, tolerations, DRA chart values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from catalog.labels import DEVICE_MANAGEMENT_LABEL
+from config import load_environment
+from policy.dra_driver import device_plugin_values, dra_driver_values
+from policy.node_pools import gpu_node_labels, node_config_user_data, node_group_plans
+from tests.conftest import REFERENCE, env_from
+
+DRA_CHART_VALUES = REFERENCE / "dra-driver-nvidia-gpu-v0.4.1" / "chart-values.yaml"
+
+
+def _unknown_keys(ours: dict[str, Any], chart: dict[str, Any], prefix: str = "") -> list[str]:
+    """Keys we set that the chart does not declare; below a chart default of ``{}`` any key is free-form."""
+    unknown = []
+    for key, value in ours.items():
+        path = f"{prefix}{key}"
+        if key not in chart:
+            unknown.append(path)
+        elif isinstance(value, dict) and isinstance(chart[key], dict) and chart[key]:
+            unknown += _unknown_keys(value, chart[key], f"{path}.")
+    return unknown
+
+
+def test_zone_pinned_pool_gets_one_node_group_per_zone() -> None:
+    pool = load_environment(name="prod-example").gpu_pools[0]
+    plans = node_group_plans(pool, cluster_name="gpu-prod")
+    assert [(p.name, p.zones) for p in plans] == [
+        ("gpu-prod-h100-1a", ("us-east-1a",)),
+        ("gpu-prod-h100-1b", ("us-east-1b",)),
+        ("gpu-prod-h100-1c", ("us-east-1c",)),
+    ]
+    assert {(p.min_size, p.max_size, p.desired_size) for p in plans} == {(0, 4, 0)}
+
+
+def test_unpinned_pool_spans_its_zones() -> None:
+    pool = load_environment(name="prod-example").gpu_pools[4]
+    (plan,) = node_group_plans(pool, cluster_name="gpu-prod")
+    assert plan.zones == ("us-east-1a", "us-east-1b")
+    assert plan.desired_size == pool.min_size == 1
+
+
+def test_platform_labels_override_pool_labels(dev_data: dict[str, Any]) -> None:
+    dev_data["gpu_pools"][0]["labels"] = {DEVICE_MANAGEMENT_LABEL: "device-plugin", "team": "research"}
+    labels = gpu_node_labels(env_from(dev_data).gpu_pools[0])
+    assert labels[DEVICE_MANAGEMENT_LABEL] == "dra"
+    assert labels["team"] == "research"
+
+
+def test_user_data_is_a_mime_nodeconfig_with_the_kubelet_gates() -> None:
+    text = node_config_user_data(("DRAWorkloadResourceClaims",))
+    assert text.startswith("MIME-Version: 1.0\nContent-Type: multipart/mixed;")
+    part = text.split("Content-Type: application/node.eks.aws\n\n", 1)[1].split("\n--", 1)[0]
+    assert yaml.safe_load(part) == {
+        "apiVersion": "node.eks.aws/v1alpha1",
+        "kind": "NodeConfig",
+        "spec": {"kubelet": {"config": {"featureGates": {"DRAWorkloadResourceClaims": True}}}},
+    }
+
+
+def test_every_dra_driver_value_exists_in_the_chart() -> None:
+    chart = yaml.safe_load(DRA_CHART_VALUES.read_text())
+    assert _unknown_keys(dra_driver_values(load_environment(name="prod-example")), chart) == []
+    assert _unknown_keys({"kubeletPlugin": {"nodeSelectorr": {}}}, chart) == ["kubeletPlugin.nodeSelectorr"]
+
+
+def test_dra_driver_values_pin_the_kubelet_plugin_to_dra_pools() -> None:
+    values = dra_driver_values(load_environment(name="prod-example"))
+    assert values["gpuResourcesEnabledOverride"] is True
+    assert values["resourceApiVersion"] == "resource.k8s.io/v1"
+    assert values["resources"] == {"gpus": {"enabled": True}, "computeDomains": {"enabled": False}}
+    assert values["kubeletPlugin"] == {
+        "nodeSelector": {"gpu-platform.io/device-management": "dra"},
+        "tolerations": [{"effect": "NoSchedule", "key": "nvidia.com/gpu", "operator": "Equal", "value": "true"}],
+    }
+
+
+def test_device_plugin_stays_off_dra_pools() -> None:
+    env = load_environment(name="prod-example")
+    values = device_plugin_values(env)
+    assert values["nodeSelector"] == {"gpu-platform.io/device-management": "device-plugin"}
+    dra_pools = [p for p in env.gpu_pools if p.dra]
+    assert dra_pools and all(gpu_node_labels(p)[DEVICE_MANAGEMENT_LABEL] == "dra" for p in dra_pools)
