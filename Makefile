@@ -11,20 +11,28 @@ NODE_STAMP := node_modules/.installed-$(shell cat package-lock.json | cksum | cu
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PYTHONDONTWRITEBYTECODE := 1
 
+EXAMPLE_ENVS := $(basename $(notdir $(wildcard environments/*.yaml)))
+# One run of an ephemeral environment (ci): RUN_ID names its stacks and cluster; ADMIN_ARN
+# (optional) is the pipeline role that verification and the smoke test reach the cluster as.
+RUN_ID ?=
+ADMIN_ARN ?=
+RUN_SELECT := $(if $(RUN_ID),--run-id $(RUN_ID))$(if $(ADMIN_ARN), --admin-arn $(ADMIN_ARN))
+CDK_RUN_SELECT := $(if $(RUN_ID),-c run_id=$(RUN_ID))$(if $(ADMIN_ARN), -c admin_arn=$(ADMIN_ARN))
+ARGS ?=  # extra arguments for preflight, verify and smoke, e.g. ARGS=--json
 SELECT := $(if $(CONFIG),--config $(CONFIG),--env $(ENV))
-CDK_SELECT := $(if $(CONFIG),-c config=$(CONFIG),-c env=$(ENV))
+CDK_SELECT := $(if $(CONFIG),-c config=$(CONFIG),-c env=$(ENV)) $(CDK_RUN_SELECT)
 CDK := npx --no-install cdk
 
-.PHONY: help install synth render check test lint typecheck pytest cfn-lint freshness cdk-synth diff deploy destroy bench settings clean
+.PHONY: help install synth render render-all freshness check test lint typecheck pytest cfn-lint freshness cdk-synth diff deploy destroy bench settings clean
 
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
 $(STAMP): requirements.txt
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found; install Python 3.11 or pass PYTHON=<path>"; exit 2; }
-	rm -rf $(VENV) && $(PYTHON) -m venv $(VENV)
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	touch $@
+	rm -f $(VENV)/.installed-* && touch $@
 
 $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
@@ -33,7 +41,7 @@ $(NODE_STAMP): package.json package-lock.json
 install: $(STAMP) $(NODE_STAMP)  ## Create .venv and node_modules from the pinned files
 
 synth: $(STAMP)  ## Synthesize ENV (or CONFIG) into cdk.out/ and dist/<env>/
-	$(PY) -m cli.synth $(SELECT)
+	$(PY) -m cli.synth $(SELECT) $(RUN_SELECT)
 
 test: lint typecheck pytest  ## The whole quality gate: lint, type check, tests (with cfn-lint and cdk-nag)
 
@@ -67,3 +75,30 @@ settings: $(STAMP)  ## Regenerate the settings reference in README.md
 
 clean:
 	rm -rf cdk.out .pytest_cache .mypy_cache .ruff_cache
+
+render: $(STAMP)  ## Only the Kubernetes YAML of ENV into dist/<env>/ (no aws-cdk-lib; fast)
+	$(PY) -m cli.render $(SELECT)
+
+render-all: $(STAMP)  ## Regenerate the committed dist/ of every shipped environment
+	for env in $(EXAMPLE_ENVS); do $(PY) -m cli.render --env $$env || exit 1; done
+
+freshness: $(STAMP)  ## Fail when the committed dist/ differs from a fresh render
+	$(PY) -m cli.freshness $(EXAMPLE_ENVS)
+
+# CI clusters: preflight before deploy, verification and the smoke test after (README "CI clusters").
+.PHONY: preflight verify smoke names cfn-lint
+
+preflight: $(STAMP)  ## Check ENV's quotas, instance offerings, reservations and EKS version in AWS
+	$(PY) -m cli.preflight $(SELECT) $(RUN_SELECT) $(ARGS)
+
+verify: $(STAMP)  ## Check a deployed cluster serves what ENV declares (KUBECONFIG or ~/.kube/config)
+	$(PY) -m cli.verify $(SELECT) $(RUN_SELECT) $(if $(wildcard dist/$(ENV)),--expect-from dist/$(ENV)) $(ARGS)
+
+smoke: $(STAMP)  ## Submit small gangs to a live cluster and report; skips (exit 0) without a kubeconfig
+	$(PY) -m cli.smoke $(SELECT) $(RUN_SELECT) $(ARGS)
+
+names: $(STAMP)  ## A run's physical names (stack, cluster, region) as key=value lines
+	@$(PY) -m cli.ephemeral $(SELECT) $(RUN_SELECT)
+
+cfn-lint: $(STAMP)  ## cfn-lint every template in cdk.out/ (run after make synth; errors fail)
+	$(VENV)/bin/cfn-lint --non-zero-exit-code error -- cdk.out/*.template.json

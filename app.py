@@ -22,6 +22,7 @@ def main() -> int:
     app = App()
     try:
         env = _environment(app.node.try_get_context("env"), app.node.try_get_context("config"))
+        env = _for_run(env, app.node.try_get_context("run_id"), app.node.try_get_context("admin_arn"))
     except ConfigError as error:
         print(f"error: {error.line()}", file=sys.stderr)
         return 2
@@ -34,15 +35,30 @@ def _environment(name: object, path: object) -> EnvironmentConfig:
     return load_environment(name=str(name) if name else None, path=str(path) if path else None)
 
 
+def _for_run(env: EnvironmentConfig, run_id: object, admin_arn: object) -> EnvironmentConfig:
+    """``-c run_id=<id>`` (and ``-c admin_arn=<arn,...>``) select a run's copy of an ephemeral environment.
+
+    This is the deploy path, so an ephemeral environment without a run id is refused
+    (``config/runs.py``); the offline ``make synth`` renders the template without one.
+    """
+    from config.runs import for_run, require_run_id
+
+    run = str(run_id) if run_id else None
+    require_run_id(env, run)
+    admins = tuple(a for a in str(admin_arn).split(",") if a) if admin_arn else ()
+    return for_run(env, run_id=run, admin_arns=admins)
+
+
 def build(app: object, env: EnvironmentConfig) -> None:
     """Add every stack of ``env`` to ``app`` and attach the cdk-nag checks."""
     from aws_cdk import App
 
+    from charts.render import render_cluster_objects
     from stacks.cluster_stack import GpuClusterStack, stack_name
     from stacks.nag import apply_nag
 
     assert isinstance(app, App)
-    cluster = GpuClusterStack(app, stack_name(env), env=env)
+    cluster = GpuClusterStack(app, stack_name(env), env=env, platform_objects=render_cluster_objects(env))
     apply_nag(app, [cluster])
 
 

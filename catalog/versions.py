@@ -20,7 +20,25 @@ NVIDIA_DEVICE_PLUGIN_CHART = "nvidia-device-plugin"
 NVIDIA_DEVICE_PLUGIN_CHART_VERSION = "0.18.2"
 NVIDIA_DEVICE_PLUGIN_REPOSITORY = "https://nvidia.github.io/k8s-device-plugin"
 
+KARPENTER_VERSION = "1.15.0"
+"""Karpenter controller and CRD charts (one version for both). What it supports, and why
+1.15 rather than the reference copy's 1.14.1, is in ``catalog/karpenter.py``."""
+KARPENTER_CHART_REPOSITORY = "oci://public.ecr.aws/karpenter/karpenter"
+KARPENTER_CRD_CHART_REPOSITORY = "oci://public.ecr.aws/karpenter/karpenter-crd"
+KARPENTER_RELEASE = "karpenter"
+"""Must be ``karpenter``: it names the service account that EKS Pod Identity binds to."""
+KARPENTER_NAMESPACE = "kube-system"
+KARPENTER_AMI_RELEASE = "v20260930"
+"""amazon-eks-ami release behind the ``al2023@<release>`` alias of Karpenter GPU nodes. The alias
+resolves per Kubernetes minor and architecture (the NVIDIA variant for GPU types); an
+EC2NodeClass reports ``AMIsReady=False`` when the release has no AMI for the cluster's minor."""
+KARPENTER_NODEPOOL_API_VERSION = "karpenter.sh/v1"
+KARPENTER_NODECLASS_API_VERSION = "karpenter.k8s.aws/v1"
+
 RESOURCE_API_VERSION = "resource.k8s.io/v1"
 SCHEDULING_API_VERSION = "scheduling.k8s.io/v1beta1"
 COMPOSITE_POD_GROUP_API_VERSION = "scheduling.k8s.io/v1alpha3"
 NODEADM_API_VERSION = "node.eks.aws/v1alpha1"
+
+SMOKE_TEST_IMAGE = "registry.k8s.io/pause:3.10"
+"""What the smoke test's gang pods run: they only need to be scheduled and hold their GPU."""

@@ -22,13 +22,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--env", help="environment name (environments/<name>.yaml); default dev")
     parser.add_argument("--config", help="path of an environment file (overrides --env)")
+    parser.add_argument("--run-id", default="", help="run id of an ephemeral environment (see config/runs.py)")
+    parser.add_argument("--admin-arn", action="append", default=[], help="extra cluster admin for the run")
     parser.add_argument("--cdk-out", default=str(REPO_ROOT / "cdk.out"), help="CloudFormation output directory")
     parser.add_argument("--dist", default=str(REPO_ROOT / "dist"), help="Kubernetes YAML output root")
     return parser.parse_args(argv)
 
 
 def load(args: argparse.Namespace) -> EnvironmentConfig:
-    return load_environment(name=args.env or None, path=args.config or None)
+    from config.runs import for_run
+
+    env = load_environment(name=args.env or None, path=args.config or None)
+    return for_run(env, run_id=args.run_id or None, admin_arns=tuple(args.admin_arn))
 
 
 def synth_cloudformation(env: EnvironmentConfig, outdir: Path) -> None:
@@ -41,6 +46,11 @@ def synth_cloudformation(env: EnvironmentConfig, outdir: Path) -> None:
     app.synth()
 
 
+def _first_line(error: Exception) -> str:
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return lines[0] if lines else type(error).__name__
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
@@ -48,9 +58,19 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as error:
         print(f"error: {error.line()}", file=sys.stderr)
         return 2
-    with replace_dir_on_success(Path(args.cdk_out)) as staging:
-        synth_cloudformation(env, staging)
-    print(f"synthesized {env.name}: {args.cdk_out}")
+    from cli.render import write_dist
+
+    try:
+        with replace_dir_on_success(Path(args.cdk_out)) as staging:
+            synth_cloudformation(env, staging)
+            write_dist(env, Path(args.dist))
+    except ConfigError as error:
+        print(f"error: {error.line()}", file=sys.stderr)
+        return 2
+    except Exception as error:  # jsii reports synthesis failures (cdk-nag, validation) as runtime errors
+        print(f"error: synthesis of {env.name} failed: {_first_line(error)}", file=sys.stderr)
+        return 1
+    print(f"synthesized {env.name}: {args.cdk_out} and {Path(args.dist) / env.name}")
     return 0
 
 

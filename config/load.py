@@ -93,9 +93,9 @@ def _path(loc: tuple[int | str, ...]) -> str:
     return out or "<top>"
 
 
-def _model_at(loc: tuple[int | str, ...]) -> type[BaseModel] | None:
+def _model_at(loc: tuple[int | str, ...], root: type[BaseModel]) -> type[BaseModel] | None:
     """The model class that owns the mapping at ``loc`` (to list its allowed keys)."""
-    model: Any = EnvironmentConfig
+    model: Any = root
     for part in loc:
         if isinstance(part, int):
             continue
@@ -117,7 +117,7 @@ def _inner_model(annotation: Any) -> Any:
     return None
 
 
-def _from_pydantic(error: ValidationError) -> ConfigError:
+def _from_pydantic(error: ValidationError, root: type[BaseModel] = EnvironmentConfig) -> ConfigError:
     first = error.errors()[0]
     loc = tuple(p for p in first["loc"] if not (isinstance(p, str) and ("[" in p or "function" in p)))
     field = _path(loc)
@@ -125,7 +125,7 @@ def _from_pydantic(error: ValidationError) -> ConfigError:
     kind = first["type"]
     ctx = first.get("ctx") or {}
     if kind == "extra_forbidden":
-        owner = _model_at(loc[:-1])
+        owner = _model_at(loc[:-1], root)
         allowed = ", ".join(sorted(owner.model_fields)) if owner else "see README settings"
         return ConfigError(field, value, "unknown key", f"remove it or use one of: {allowed}")
     if kind == "missing":

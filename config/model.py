@@ -10,20 +10,12 @@ from enum import StrEnum
 from ipaddress import IPv4Network
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import Field, StringConstraints
 
-DnsLabel = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$", max_length=63)]
-LabelKey = Annotated[
-    str, StringConstraints(pattern=r"^([a-z0-9.-]{1,253}/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
-]
-LabelValue = Annotated[str, StringConstraints(pattern=r"^(|[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$")]
-ZoneName = Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-[a-z]+)+-\d[a-z]$")]
-
-
-class Model(BaseModel):
-    """Base for every config section: immutable, and unknown keys are errors."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+from config.ephemeral import EphemeralConfig
+from config.karpenter import KarpenterConfig, KarpenterPoolConfig
+from config.model_base import DnsLabel, LabelKey, LabelValue, Model, ZoneName
+from config.platform import PlatformConfig
 
 
 class EndpointAccess(StrEnum):
@@ -39,6 +31,7 @@ class CapacityType(StrEnum):
 
 class CapacityProvider(StrEnum):
     MANAGED_NODE_GROUP = "managed_node_group"
+    KARPENTER = "karpenter"
 
 
 class TaintEffect(StrEnum):
@@ -160,6 +153,8 @@ class GpuPoolConfig(Model):
     """Expose GPUs through the NVIDIA DRA driver (ResourceSlices)."""
     device_plugin: bool = False
     """Expose GPUs as ``nvidia.com/gpu`` through the device plugin. Never together with ``dra``."""
+    karpenter: KarpenterPoolConfig | None = None
+    """Karpenter-only settings of a ``provider: karpenter`` pool; defaults when left out."""
 
 
 class DraDriverConfig(Model):
@@ -185,6 +180,8 @@ class EnvironmentConfig(Model):
     """AWS region of the cluster."""
     long_lived: bool = False
     """Turns on deletion protection and retains the secrets key on stack deletion."""
+    ephemeral: EphemeralConfig | None = None
+    """Short-lived, one copy per pipeline run (`-c run_id=...` names it); never with `long_lived`."""
     tags: dict[str, str] = {}
     """Tags on every resource, next to ``environment``, ``cluster`` and ``managed-by``."""
     cluster: ClusterConfig
@@ -199,3 +196,7 @@ class EnvironmentConfig(Model):
     """The NVIDIA DRA driver release."""
     feature_gates: FeatureGatesConfig = FeatureGatesConfig()
     """Kubernetes feature gates the platform relies on (see ``catalog/feature_gates.py``)."""
+    karpenter: KarpenterConfig = KarpenterConfig()
+    """The Karpenter controller, installed when a GPU pool has ``provider: karpenter``."""
+    platform: PlatformConfig = PlatformConfig()
+    """Platform-owned Kubernetes objects: DeviceClasses, priority tiers, teams."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 from catalog.instances import GPU_FAMILIES, INSTANCE_TYPES
 from config.errors import ConfigError
 from config.model import CapacityType, EndpointAccess, EnvironmentConfig, GpuPoolConfig
+from config.runs import check_ephemeral
+from config.validate_karpenter import check_karpenter, check_karpenter_pools_shape
 from policy.gates import check_gates
 
 _GPU_EXAMPLES = "p4d.24xlarge, p5.48xlarge, p5en.48xlarge, p6-b200.48xlarge, g5.*, g6.*, g6e.*"
@@ -14,6 +16,8 @@ def validate_environment(env: EnvironmentConfig) -> None:
     _check_cluster(env)
     _check_network(env)
     _check_system_nodes(env)
+    check_ephemeral(env)
+    check_karpenter_pools_shape(env)
     names: set[str] = set()
     for index, pool in enumerate(env.gpu_pools):
         where = f"gpu_pools[{index}]"
@@ -21,6 +25,7 @@ def validate_environment(env: EnvironmentConfig) -> None:
             raise ConfigError(f"{where}.name", pool.name, "pool name used twice", "give every GPU pool its own name")
         names.add(pool.name)
         _check_pool(env, pool, where)
+    check_karpenter(env)
     check_gates(control_plane=env.feature_gates.control_plane, kubelet=env.feature_gates.kubelet)
 
 

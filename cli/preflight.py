@@ -1,0 +1,149 @@
+"""``make preflight ENV=...``: check AWS can hold the environment before deploying it.
+
+Asks AWS (read-only) for what ``policy/preflight.py`` says the environment needs: the
+EC2 vCPU quotas of its instance families (Service Quotas), the instance types offered
+in each configured zone, its capacity reservations and Capacity Blocks, and whether EKS
+offers the Kubernetes version in the region. Prints a table (or ``--json``); exits 1
+when a check fails, 2 when the environment or AWS access is broken.
+
+Permissions: ``servicequotas:GetServiceQuota``, ``servicequotas:GetAWSDefaultServiceQuota``,
+``ec2:DescribeInstanceTypeOfferings``, ``ec2:DescribeCapacityReservations``,
+``eks:DescribeClusterVersions``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from catalog import versions
+from catalog.quotas import SERVICE_CODE
+from cli.environment_args import add_environment_args, load_selected
+from cli.report import exit_code, first_line, render
+from config import ConfigError, EnvironmentConfig
+from policy.checks import Check
+from policy.preflight import (
+    EksVersion,
+    Reservation,
+    eks_versions_from_api,
+    offering_needs,
+    preflight_checks,
+    quota_needs,
+    reservation_from_api,
+    reservation_needs,
+)
+
+
+def _error_code(error: Exception) -> str:
+    response = getattr(error, "response", None) or {}
+    return str(response.get("Error", {}).get("Code", ""))
+
+
+def read_quotas(client: Any, codes: Iterable[str]) -> dict[str, float | None]:
+    """Applied quota values; the AWS default where none was ever applied; ``None`` if unreadable."""
+    from botocore.exceptions import ClientError
+
+    values: dict[str, float | None] = {}
+    for code in sorted(set(codes)):
+        try:
+            values[code] = float(client.get_service_quota(ServiceCode=SERVICE_CODE, QuotaCode=code)["Quota"]["Value"])
+            continue
+        except ClientError as error:
+            if _error_code(error) != "NoSuchResourceException":
+                values[code] = None
+                continue
+        try:
+            default = client.get_aws_default_service_quota(ServiceCode=SERVICE_CODE, QuotaCode=code)
+            values[code] = float(default["Quota"]["Value"])
+        except ClientError:
+            values[code] = None
+    return values
+
+
+def read_offerings(client: Any, zones: Iterable[str], instance_types: Iterable[str]) -> dict[str, frozenset[str]]:
+    """Zone -> the asked-for instance types EC2 offers there."""
+    offered: dict[str, set[str]] = {}
+    pages = client.get_paginator("describe_instance_type_offerings").paginate(
+        LocationType="availability-zone",
+        Filters=[
+            {"Name": "location", "Values": sorted(set(zones))},
+            {"Name": "instance-type", "Values": sorted(set(instance_types))},
+        ],
+    )
+    for page in pages:
+        for offering in page.get("InstanceTypeOfferings", []):
+            offered.setdefault(str(offering["Location"]), set()).add(str(offering["InstanceType"]))
+    return {zone: frozenset(types) for zone, types in offered.items()}
+
+
+def read_reservations(client: Any, reservation_ids: Iterable[str]) -> dict[str, Reservation | None]:
+    """One call per id, so one unknown id does not hide the others."""
+    from botocore.exceptions import ClientError
+
+    found: dict[str, Reservation | None] = {}
+    for reservation_id in sorted(set(reservation_ids)):
+        try:
+            items = client.describe_capacity_reservations(CapacityReservationIds=[reservation_id])[
+                "CapacityReservations"
+            ]
+        except ClientError as error:
+            if not _error_code(error).startswith("InvalidCapacityReservationId"):
+                raise
+            items = []
+        found[reservation_id] = reservation_from_api(items[0]) if items else None
+    return found
+
+
+def read_eks_versions(client: Any, minor: str) -> list[EksVersion]:
+    return eks_versions_from_api(client.describe_cluster_versions(clusterVersions=[minor]))
+
+
+def gather(env: EnvironmentConfig, *, ec2: Any, service_quotas: Any, eks: Any, now: datetime) -> list[Check]:
+    """Ask AWS for exactly what the environment needs, then decide (``policy.preflight``)."""
+    offerings = offering_needs(env)
+    return preflight_checks(
+        env,
+        kubernetes_minor=versions.KUBERNETES_MINOR,
+        quotas=read_quotas(service_quotas, (n.quota.code for n in quota_needs(env))),
+        offered=read_offerings(ec2, (n.zone for n in offerings), (t for n in offerings for t in n.instance_types)),
+        reservations=read_reservations(ec2, (n.reservation_id for n in reservation_needs(env))),
+        eks_versions=read_eks_versions(eks, versions.KUBERNETES_MINOR),
+        now=now,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_environment_args(parser)
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    args = parser.parse_args(argv)
+    try:
+        env = load_selected(args)
+    except ConfigError as error:
+        print(f"error: {error.line()}", file=sys.stderr)
+        return 2
+
+    import boto3
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    try:
+        checks = gather(
+            env,
+            ec2=boto3.client("ec2", region_name=env.region),
+            service_quotas=boto3.client("service-quotas", region_name=env.region),
+            eks=boto3.client("eks", region_name=env.region),
+            now=datetime.now(UTC),
+        )
+    except (BotoCoreError, ClientError) as error:
+        print(f"error: preflight of {env.name} could not ask AWS: {first_line(error)}", file=sys.stderr)
+        return 2
+    title = {"environment": env.name, "region": env.region, "command": "preflight"}
+    print(render(title, checks, json_output=args.json, heading=f"preflight {env.name} ({env.region})"))
+    return exit_code(checks)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,52 @@
+"""``make render``: write ``dist/<env>/`` (Kubernetes YAML and SUMMARY.md) without aws-cdk-lib.
+
+Fast enough to run on every save; ``make synth`` runs it too. Output is staged and
+swapped in only when rendering succeeded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
+
+from cli.output import replace_dir_on_success
+from config import ConfigError, EnvironmentConfig, load_environment
+from config.load import REPO_ROOT
+
+
+def write_dist(env: EnvironmentConfig, dist_root: Path) -> Path:
+    """Render ``env`` and replace ``dist_root/<env>/`` with the result."""
+    from charts.render import output_files, render_environment
+
+    files = output_files(env, render_environment(env))
+    target = dist_root / env.name
+    with replace_dir_on_success(target) as staging:
+        for relative, text in files.items():
+            path = staging / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    return target
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--env", help="environment name; default dev")
+    parser.add_argument("--config", help="path of an environment file (overrides --env)")
+    parser.add_argument("--dist", default=str(REPO_ROOT / "dist"), help="output root")
+    args = parser.parse_args(argv)
+    try:
+        env = load_environment(name=args.env or None, path=args.config or None)
+        target = write_dist(env, Path(args.dist))
+    except ConfigError as error:
+        print(f"error: {error.line()}", file=sys.stderr)
+        return 2
+    print(f"rendered {env.name}: {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""Platform-owned Kubernetes policy in an environment, and the team run file model."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import Field, StringConstraints
+
+from catalog.device_classes import DeviceShape
+from catalog.priority_tiers import Tier
+from config.model_base import DnsLabel, Model
+
+_ALL_SHAPES = tuple(DeviceShape)
+
+
+class PolicyEnforcement(StrEnum):
+    DENY = "deny"
+    WARN_AUDIT = "warn_audit"
+
+
+class TeamConfig(Model):
+    """A team: its namespace and the priority tiers it may use."""
+
+    namespace: DnsLabel
+    """Namespace the team's runs are rendered into."""
+    tiers: tuple[Tier, ...] = (Tier.STANDARD, Tier.OPPORTUNISTIC)
+    """Tiers the namespace may use; scarce tiers (critical, deadline) must be granted here."""
+
+
+class PlatformConfig(Model):
+    """Cluster-scoped objects the platform owns and the teams it serves."""
+
+    device_classes: tuple[DeviceShape, ...] = _ALL_SHAPES
+    """DeviceClasses to publish (see `catalog/device_classes.py`)."""
+    default_tier: Tier | None = None
+    """Tier whose PriorityClass is the cluster's global default; none by default."""
+    platform_namespaces: tuple[DnsLabel, ...] = ("gpu-platform",)
+    """Namespaces that may use the critical tier."""
+    teams: dict[DnsLabel, TeamConfig] = {}
+    """Teams by name; runs under `teams/<name>/` render into the team's namespace."""
+    policy_enforcement: PolicyEnforcement = PolicyEnforcement.DENY
+    """Admission policy actions: `deny`, or `warn_audit` while rolling out."""
+
+
+class GangTemplate(StrEnum):
+    PYTORCH = "pytorch"
+    MPI = "mpi"
+    SPARK = "spark"
+    SERVICE = "service"
+
+
+class TopologyPreference(StrEnum):
+    ZONE = "zone"
+    NONE = "none"
+
+
+class RunConfig(Model):
+    """One team run (`teams/<team>/<run>.yaml`): the parameters a team may set, nothing more."""
+
+    template: GangTemplate
+    """Gang shape: `pytorch` (coordinator + workers), `mpi` (launcher + workers),
+    `spark` (driver + executors) or `service` (leader + workers)."""
+    replicas: Annotated[int, Field(ge=1, le=1024)]
+    """Workers, executors or service workers (the coordinator/launcher/driver/leader comes on top)."""
+    min_replicas: Annotated[int, Field(ge=1)] | None = None
+    """Fewer replicas the gang may start with; requires `elastic: true`."""
+    elastic: bool = False
+    """Acknowledges that the gang may start with `min_replicas` < `replicas`."""
+    gpus_per_replica: Annotated[int, Field(ge=0, le=8)] = 8
+    """GPUs each worker claims through its DeviceClass."""
+    device_class: DeviceShape = DeviceShape.H100_80GB
+    """Platform DeviceClass the GPUs come from."""
+    cpu_per_replica: Annotated[int, Field(ge=1, le=192)] = 16
+    """vCPUs each worker requests."""
+    memory_gib_per_replica: Annotated[int, Field(ge=1, le=2048)] = 64
+    """Memory each worker requests."""
+    tier: Tier = Tier.STANDARD
+    """Priority tier; the platform maps it to priority, preemption and disruption."""
+    image: Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+([._/:@-][a-zA-Z0-9_]+)*$", max_length=512)]
+    """Container image (pin a digest or tag)."""
+    command: tuple[str, ...] = ()
+    """Container command."""
+    topology: TopologyPreference = TopologyPreference.ZONE
+    """Keep the gang inside one zone (when topology-aware scheduling is on)."""
+    job: bool = False
+    """Run as an indexed Job with `spec.scheduling` when the cluster has `WorkloadWithJob` (pytorch only)."""
+    hierarchical: bool = False
+    """Use CompositePodGroups (one child group per role) when the cluster has `CompositePodGroup`."""

@@ -1,0 +1,71 @@
+"""CEL selectors for the platform's DeviceClasses, and sample devices to test them against."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from catalog.device_classes import DRIVER, DeviceClassSpec
+from catalog.instances import GPU_SPECS, GpuModel
+
+_ATTR = f"device.attributes['{DRIVER}']"
+
+
+def selector_expression(spec: DeviceClassSpec) -> str:
+    """The CEL expression a device must satisfy to be allocated through ``spec``'s class."""
+    clauses = [f"device.driver == '{DRIVER}'", f"{_ATTR}.type == '{spec.device_type}'"]
+    if spec.product_name is not None:
+        clauses.append(f"{_ATTR}.productName == '{spec.product_name}'")
+    if spec.min_compute_capability is not None:
+        clauses.append(f"{_ATTR}.cudaComputeCapability.compareTo(semver('{spec.min_compute_capability}')) >= 0")
+    if spec.mig_profile is not None:
+        clauses.append(f"{_ATTR}.profile == '{spec.mig_profile}'")
+    return "\n&& ".join(clauses)
+
+
+# MIG profiles each parent offers (from NVIDIA's MIG user guide); the A100 40GB slices are 5 GB.
+MIG_PROFILES: dict[GpuModel, tuple[str, ...]] = {
+    GpuModel.A100_40GB: ("1g.5gb", "2g.10gb", "3g.20gb", "7g.40gb"),
+    GpuModel.A100_80GB: ("1g.10gb", "2g.20gb", "3g.40gb", "7g.80gb"),
+    GpuModel.H100_80GB: ("1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "7g.80gb"),
+    GpuModel.H200: ("1g.18gb", "2g.35gb", "3g.71gb", "7g.141gb"),
+    GpuModel.B200: ("1g.23gb", "2g.45gb", "3g.90gb", "7g.180gb"),
+}
+
+
+def sample_gpu(model: GpuModel) -> dict[str, Any]:
+    """A whole-GPU device entry as the DRA driver publishes it in a ResourceSlice."""
+    spec = GPU_SPECS[model]
+    return {
+        "driver": DRIVER,
+        "attributes": {
+            DRIVER: {
+                "type": "gpu",
+                "uuid": f"GPU-{model.value.lower()}-0000",
+                "productName": spec.product_name,
+                "brand": "Nvidia",
+                "architecture": spec.architecture,
+                "cudaComputeCapability": {"version": spec.compute_capability},
+                "driverVersion": {"version": "580.95.5"},
+                "cudaDriverVersion": {"version": "13.0.0"},
+            },
+            "resource.kubernetes.io": {"pcieRoot": "pci0000:00", "pciBusID": "0000:53:00.0"},
+        },
+        "capacity": {DRIVER: {"memory": f"{spec.memory_gib}Gi"}},
+    }
+
+
+def sample_mig(model: GpuModel, profile: str) -> dict[str, Any]:
+    """A MIG slice entry of ``model`` with ``profile``."""
+    device = sample_gpu(model)
+    attributes = device["attributes"][DRIVER]
+    attributes.update(type="mig", profile=profile, parentUUID=attributes["uuid"], uuid=f"MIG-{profile}")
+    device["capacity"][DRIVER]["memory"] = f"{profile.split('.')[1].removesuffix('gb')}Gi"
+    return device
+
+
+def sample_devices() -> dict[str, dict[str, Any]]:
+    """Every whole GPU and MIG slice the fleet can publish, by a readable id."""
+    devices = {f"gpu/{m.value}": sample_gpu(m) for m in GpuModel}
+    for model, profiles in MIG_PROFILES.items():
+        devices |= {f"mig/{model.value}/{p}": sample_mig(model, p) for p in profiles}
+    return devices

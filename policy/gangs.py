@@ -1,0 +1,171 @@
+"""Team run parameters -> a gang plan: roles, pod groups, priority, topology, names.
+
+Everything the platform decides lives here, as pure functions: the tier gives priority,
+preemption and disruption; the environment's gates decide which API fields may be used;
+the name carries a content hash so a changed run yields new immutable objects.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from functools import cache
+
+from catalog.device_classes import DEVICE_CLASSES, DeviceClassSpec
+from catalog.instances import INSTANCE_TYPES, GpuModel
+from catalog.labels import ZONE_LABEL
+from catalog.priority_tiers import TIERS, TierSpec
+from config.model import EnvironmentConfig, GpuPoolConfig
+from config.platform import GangTemplate, RunConfig, TopologyPreference
+from policy.cel import device_matches
+from policy.device_classes import MIG_PROFILES, sample_gpu, sample_mig, selector_expression
+from policy.gates import effective_gates
+from policy.node_pools import tolerations_for
+
+DIGEST_LENGTH = 8
+
+
+@dataclass(frozen=True)
+class Role:
+    """Identical pods of one kind in a gang (the coordinator, the workers, ...)."""
+
+    name: str
+    replicas: int
+    gpus: int
+    cpu: int
+    memory_gib: int
+
+
+@dataclass(frozen=True)
+class GroupPlan:
+    """One PodGroupTemplate and the PodGroup created from it."""
+
+    name: str
+    roles: tuple[Role, ...]
+    min_count: int | None
+    """Gang minimum; ``None`` schedules the group's pods one by one (basic policy)."""
+
+    @property
+    def replicas(self) -> int:
+        return sum(r.replicas for r in self.roles)
+
+
+@dataclass(frozen=True)
+class GangPlan:
+    team: str
+    run: str
+    namespace: str
+    template: GangTemplate
+    tier: TierSpec
+    device_class: DeviceClassSpec
+    groups: tuple[GroupPlan, ...]
+    composite: bool
+    job: bool
+    topology_key: str | None
+    preemption_policy: bool
+    elastic: bool
+    image: str
+    command: tuple[str, ...]
+    tolerations: tuple[tuple[tuple[str, str], ...], ...] = field(default=())
+
+    @property
+    def digest(self) -> str:
+        payload = json.dumps(asdict(self), sort_keys=True, default=str).encode()
+        return hashlib.sha256(payload).hexdigest()[:DIGEST_LENGTH]
+
+    @property
+    def workload_name(self) -> str:
+        return f"{self.run}-{self.digest}"
+
+    @property
+    def roles(self) -> tuple[Role, ...]:
+        return tuple(r for g in self.groups for r in g.roles)
+
+    @property
+    def total_gpus(self) -> int:
+        return sum(r.replicas * r.gpus for r in self.roles)
+
+    @property
+    def variant(self) -> str:
+        return "job" if self.job else "composite" if self.composite else "flat"
+
+
+def _leader_role(template: GangTemplate, run: RunConfig) -> Role:
+    """The single pod beside the workers; launchers and drivers need no GPU."""
+    if template in (GangTemplate.MPI, GangTemplate.SPARK):
+        name = "launcher" if template is GangTemplate.MPI else "driver"
+        return Role(name, 1, 0, 2, 8)
+    name = "coordinator" if template is GangTemplate.PYTORCH else "leader"
+    return Role(name, 1, run.gpus_per_replica, run.cpu_per_replica, run.memory_gib_per_replica)
+
+
+_WORKER_NAMES = {
+    GangTemplate.PYTORCH: "workers",
+    GangTemplate.MPI: "workers",
+    GangTemplate.SPARK: "executors",
+    GangTemplate.SERVICE: "workers",
+}
+
+
+def plan_groups(run: RunConfig, *, composite: bool) -> tuple[GroupPlan, ...]:
+    """The pod groups of a run. Spark's driver starts alone (basic); every other shape is one gang."""
+    leader = _leader_role(run.template, run)
+    workers = Role(
+        _WORKER_NAMES[run.template].removesuffix("s"),
+        run.replicas,
+        run.gpus_per_replica,
+        run.cpu_per_replica,
+        run.memory_gib_per_replica,
+    )
+    minimum = run.min_replicas if run.min_replicas is not None else run.replicas
+    worker_group = GroupPlan(_WORKER_NAMES[run.template], (workers,), minimum)
+    if run.template is GangTemplate.SPARK:
+        return (GroupPlan(leader.name, (leader,), None), worker_group)
+    if composite:
+        return (GroupPlan(leader.name, (leader,), 1), worker_group)
+    return (GroupPlan("gang", (leader, workers), 1 + minimum),)
+
+
+@cache
+def models_selected(spec: DeviceClassSpec) -> frozenset[GpuModel]:
+    """GPU models whose whole GPUs or MIG slices the class selects (its CEL, evaluated on sample devices)."""
+    expression = selector_expression(spec)
+    selected = set()
+    for model in GpuModel:
+        devices = [sample_gpu(model), *(sample_mig(model, p) for p in MIG_PROFILES.get(model, ()))]
+        if any(device_matches(expression, d) for d in devices):
+            selected.add(model)
+    return frozenset(selected)
+
+
+def pools_serving(env: EnvironmentConfig, spec: DeviceClassSpec) -> list[GpuPoolConfig]:
+    """GPU pools with at least one instance type whose GPUs (or MIG slices) the class selects."""
+    models = models_selected(spec)
+    return [p for p in env.gpu_pools if any(INSTANCE_TYPES[t].gpu_model in models for t in p.instance_types)]
+
+
+def plan_gang(env: EnvironmentConfig, *, team: str, run_name: str, run: RunConfig) -> GangPlan:
+    gates = effective_gates(env.feature_gates.control_plane)
+    composite = run.hierarchical and "CompositePodGroup" in gates and run.template is not GangTemplate.SPARK
+    job = run.job and "WorkloadWithJob" in gates and run.template is GangTemplate.PYTORCH
+    topology = run.topology is TopologyPreference.ZONE and "TopologyAwareWorkloadScheduling" in gates
+    spec = DEVICE_CLASSES[run.device_class]
+    taints = tuple(t for p in pools_serving(env, spec) for t in p.taints)
+    return GangPlan(
+        team=team,
+        run=run_name,
+        namespace=env.platform.teams[team].namespace,
+        template=run.template,
+        tier=TIERS[run.tier],
+        device_class=spec,
+        groups=plan_groups(run, composite=composite),
+        composite=composite,
+        job=job,
+        topology_key=ZONE_LABEL if topology else None,
+        preemption_policy="PodGroupPreemptionPolicy" in gates,
+        elastic=run.elastic,
+        image=run.image,
+        command=run.command,
+        tolerations=tuple(tuple(sorted(t.items())) for t in tolerations_for(taints)),
+    )

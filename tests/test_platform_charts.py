@@ -1,0 +1,351 @@
+"""Platform charts: DeviceClass selectors under a real CEL engine, tiers, gang templates, output."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from catalog.device_classes import DEVICE_CLASSES, DRIVER_CLASS_NAMES, DRIVER_EXTENDED_RESOURCE, DeviceShape
+from catalog.priority_tiers import TIERS, Tier
+from charts.render import output_files, render_cluster_objects, render_environment
+from config import ConfigError, load_environment
+from config.teams import parse_run
+from policy.cel import device_matches
+from policy.device_classes import sample_devices, selector_expression
+from policy.workload_rules import check_objects, object_errors, workload_errors
+from tests.conftest import EXAMPLE_ENVIRONMENTS
+
+DIST = Path(__file__).resolve().parent.parent / "dist"
+
+# Exactly the sample devices each class must select; everything else must be rejected.
+EXPECTED_MATCHES: dict[DeviceShape, set[str]] = {
+    DeviceShape.H100_80GB: {"gpu/H100-80GB"},
+    DeviceShape.H200: {"gpu/H200"},
+    DeviceShape.B200: {"gpu/B200"},
+    DeviceShape.A100_40GB: {"gpu/A100-40GB"},
+    DeviceShape.A100_80GB: {"gpu/A100-80GB"},
+    DeviceShape.L40S: {"gpu/L40S"},
+    DeviceShape.L4: {"gpu/L4"},
+    DeviceShape.A10G: {"gpu/A10G"},
+    DeviceShape.HOPPER_OR_NEWER: {"gpu/H100-80GB", "gpu/H200", "gpu/B200"},
+    DeviceShape.MIG_1G_10GB: {"mig/A100-80GB/1g.10gb", "mig/H100-80GB/1g.10gb"},
+}
+
+
+@pytest.mark.parametrize("shape", list(DeviceShape))
+def test_device_class_selects_exactly_its_devices(shape: DeviceShape) -> None:
+    expression = selector_expression(DEVICE_CLASSES[shape])
+    matched = {name for name, device in sample_devices().items() if device_matches(expression, device)}
+    assert matched == EXPECTED_MATCHES[shape]
+
+
+def test_selector_rejects_other_drivers() -> None:
+    device = sample_devices()["gpu/H100-80GB"] | {"driver": "gpu.example.com"}
+    assert not device_matches(selector_expression(DEVICE_CLASSES[DeviceShape.H100_80GB]), device)
+
+
+def test_device_classes_never_reuse_driver_names_or_extended_resource() -> None:
+    for env_name in EXAMPLE_ENVIRONMENTS:
+        for obj in render_cluster_objects(load_environment(name=env_name))["device-classes.yaml"]:
+            assert obj["metadata"]["name"] not in DRIVER_CLASS_NAMES
+            assert obj["spec"].get("extendedResourceName") != DRIVER_EXTENDED_RESOURCE
+
+
+def test_priority_tiers_have_at_most_one_default(dev_data: dict[str, Any]) -> None:
+    from tests.conftest import env_from
+
+    objects = render_cluster_objects(load_environment(name="dev"))["priority-classes.yaml"]
+    assert [o for o in objects if o.get("globalDefault")] == []
+    dev_data["platform"]["default_tier"] = "opportunistic"
+    objects = render_cluster_objects(env_from(dev_data))["priority-classes.yaml"]
+    assert [o["metadata"]["name"] for o in objects if o.get("globalDefault")] == ["gpu-opportunistic"]
+
+
+def test_tiers_order_and_preemption() -> None:
+    values = [TIERS[t].value for t in (Tier.CRITICAL, Tier.DEADLINE, Tier.STANDARD, Tier.OPPORTUNISTIC)]
+    assert values == sorted(values, reverse=True)
+    assert TIERS[Tier.OPPORTUNISTIC].preemption_policy.value == "Never"
+
+
+@pytest.mark.parametrize("env_name", EXAMPLE_ENVIRONMENTS)
+def test_every_rendered_object_validates_strictly_against_1_37(env_name: str) -> None:
+    rendered = render_environment(load_environment(name=env_name))
+    for obj in rendered.all_objects():
+        kubernetes_validate.validate(obj, "1.37.0", strict=True)
+
+
+@pytest.mark.parametrize("env_name", EXAMPLE_ENVIRONMENTS)
+def test_committed_dist_is_the_golden_output(env_name: str) -> None:
+    env = load_environment(name=env_name)
+    files = output_files(env, render_environment(env))
+    committed = {
+        str(p.relative_to(DIST / env_name)): p.read_text() for p in (DIST / env_name).rglob("*") if p.is_file()
+    }
+    assert committed == files, "run `make render-all` and commit dist/"
+
+
+def test_output_is_deterministic() -> None:
+    env = load_environment(name="prod-example")
+    assert output_files(env, render_environment(env)) == output_files(env, render_environment(env))
+
+
+def _objects(env_name: str, team: str, run: str) -> list[dict[str, Any]]:
+    return [o for o in yaml.safe_load_all((DIST / env_name / "teams" / team / f"{run}.yaml").read_text())]
+
+
+def _one(objects: list[dict[str, Any]], kind: str) -> dict[str, Any]:
+    (found,) = [o for o in objects if o["kind"] == kind]
+    return found
+
+
+def test_flat_pytorch_gang_is_one_group_of_coordinator_and_workers() -> None:
+    env = load_environment(name="dev")  # dev lacks CompositePodGroup: the hierarchical run falls back to flat
+    objects = _objects("dev", "llm-research", "pretrain-70b")
+    workload = _one(objects, "Workload")
+    (template,) = workload["spec"]["podGroupTemplates"]
+    assert template["schedulingPolicy"] == {"gang": {"minCount": 16}}
+    assert template["priorityClassName"] == "gpu-deadline"
+    assert template["disruptionMode"] == {"all": {}}
+    assert template["schedulingConstraints"] == {"topology": [{"key": "topology.kubernetes.io/zone"}]}
+    assert "preemptionPolicy" not in template  # PodGroupPreemptionPolicy is off in dev
+    group = _one(objects, "PodGroup")
+    assert group["spec"]["workloadRef"] == {"workloadName": workload["metadata"]["name"], "templateName": "gang"}
+    pods = [o for o in objects if o["kind"] == "Pod"]
+    assert len(pods) == 16
+    assert {p["spec"]["schedulingGroup"]["podGroupName"] for p in pods} == {group["metadata"]["name"]}
+    assert all(p["metadata"]["annotations"]["karpenter.sh/do-not-disrupt"] == "true" for p in pods)
+    assert env.platform.teams["llm-research"].namespace == workload["metadata"]["namespace"]
+
+
+def test_hierarchical_form_when_the_gate_is_on() -> None:
+    objects = _objects("prod-example", "llm-research", "pretrain-70b")
+    workload = _one(objects, "Workload")
+    (root,) = workload["spec"]["compositePodGroupTemplates"]
+    assert root["schedulingPolicy"] == {"gang": {"minGroupCount": 2}}
+    assert [t["name"] for t in root["podGroupTemplates"]] == ["coordinator", "workers"]
+    composite = _one(objects, "CompositePodGroup")
+    assert composite["apiVersion"] == "scheduling.k8s.io/v1alpha3"
+    groups = [o for o in objects if o["kind"] == "PodGroup"]
+    assert {g["spec"]["parentCompositePodGroupName"] for g in groups} == {composite["metadata"]["name"]}
+    kinds = [o["kind"] for o in objects]
+    assert kinds.index("Workload") < kinds.index("CompositePodGroup") < kinds.index("PodGroup") < kinds.index("Pod")
+
+
+def test_job_form_uses_spec_scheduling_and_no_workload() -> None:
+    objects = _objects("dev", "llm-research", "finetune-8b")
+    assert {o["kind"] for o in objects} == {"Job", "ResourceClaimTemplate"}
+    job = _one(objects, "Job")
+    assert job["spec"]["scheduling"]["schedulingPolicy"] == {"gang": {"minCount": 2}}
+    assert job["spec"]["parallelism"] == job["spec"]["completions"] == 2
+
+
+def test_spark_driver_is_basic_and_executors_an_elastic_gang() -> None:
+    objects = _objects("prod-example", "data-eng", "feature-backfill")
+    templates = _one(objects, "Workload")["spec"]["podGroupTemplates"]
+    assert [(t["name"], t["schedulingPolicy"]) for t in templates] == [
+        ("driver", {"basic": {}}),
+        ("executors", {"gang": {"minCount": 6}}),
+    ]
+    claims = _one([o for o in objects if o["metadata"]["name"].endswith("executor-gpus")], "ResourceClaimTemplate")
+    assert claims["spec"]["spec"]["devices"]["requests"][0]["exactly"]["deviceClassName"] == (
+        "mig-1g-10gb.gpu-platform.io"
+    )
+
+
+def test_tier_not_team_decides_priority() -> None:
+    env = load_environment(name="dev")
+    data = {"template": "mpi", "replicas": 2, "image": "example/app:1", "priorityClassName": "system-node-critical"}
+    with pytest.raises(ConfigError, match=r"^priorityClassName: unknown key"):
+        parse_run(env, "vision", "x", data)
+
+
+def test_changed_run_gets_a_new_workload_name() -> None:
+    env = load_environment(name="dev")
+    base = {"template": "mpi", "replicas": 2, "device_class": "l4", "image": "example/app:1"}
+    from charts.render import render_environment as render
+    from config.teams import TeamRun
+
+    def name(data: dict[str, Any]) -> str:
+        run = TeamRun("vision", "sweep", "teams/vision/sweep.yaml", parse_run(env, "vision", "sweep", data))
+        return str(render(env, team_runs=[run]).plans[0].workload_name)
+
+    assert name(base) == name(copy.deepcopy(base))
+    assert name(base) != name(base | {"image": "example/app:2"})
+    assert name(base).startswith("sweep-")
+
+
+def _fails_run(data: dict[str, Any], team: str = "vision", env_name: str = "dev") -> str:
+    with pytest.raises(ConfigError) as caught:
+        parse_run(load_environment(name=env_name), team, "run", data)
+    return caught.value.line()
+
+
+BASE_RUN = {"template": "mpi", "replicas": 4, "device_class": "l4", "image": "example/app:1"}
+
+
+def test_fails_run_unknown_key() -> None:
+    assert _fails_run(BASE_RUN | {"gpus": 2}).startswith("gpus: unknown key (got 2); fix: remove it or use one of: ")
+
+
+def test_fails_run_tier_not_granted() -> None:
+    assert _fails_run(BASE_RUN | {"tier": "deadline"}) == (
+        "tier: tier is not granted to team vision (got 'deadline'); "
+        "fix: use one of standard, opportunistic or grant it under platform.teams.vision.tiers"
+    )
+
+
+def test_fails_run_device_class_not_published() -> None:
+    assert _fails_run(BASE_RUN | {"device_class": "b200"}) == (
+        "device_class: DeviceClass is not published in environment dev (got 'b200'); "
+        "fix: use one of h100-80gb, l4, hopper-or-newer, mig-1g-10gb"
+    )
+
+
+def test_fails_run_unknown_template() -> None:
+    assert _fails_run(BASE_RUN | {"template": "ray"}) == (
+        "template: not an allowed value (got 'ray'); fix: use one of 'pytorch', 'mpi', 'spark' or 'service'"
+    )
+
+
+def test_fails_run_min_replicas_over_replicas() -> None:
+    assert _fails_run(BASE_RUN | {"min_replicas": 5, "elastic": True}) == (
+        "min_replicas: min_replicas is larger than replicas 4 (got 5); fix: set min_replicas <= replicas"
+    )
+
+
+def test_fails_run_elastic_not_acknowledged() -> None:
+    assert _fails_run(BASE_RUN | {"min_replicas": 2}) == (
+        "min_replicas: a gang that may start with fewer than replicas 4 must say so (got 2); "
+        "fix: set elastic: true, or drop min_replicas"
+    )
+
+
+def test_fails_run_too_many_gpus() -> None:
+    assert _fails_run(BASE_RUN | {"gpus_per_replica": 16}).startswith("gpus_per_replica: Input should be less than")
+
+
+def test_fails_run_bad_file_name() -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_run(load_environment(name="dev"), "vision", "My_Run", BASE_RUN)
+    assert caught.value.line() == (
+        "<file name>: run names become object names and must be short DNS labels (got 'My_Run'); "
+        "fix: rename the file to lower-case letters, digits and '-', at most 40 characters"
+    )
+
+
+def test_team_run_errors_name_the_file(tmp_path: Path) -> None:
+    from config.teams import load_team_runs
+
+    (tmp_path / "vision").mkdir()
+    (tmp_path / "vision" / "sweep.yaml").write_text("template: mpi\nreplicas: 0\nimage: example/app:1\n")
+    with pytest.raises(ConfigError) as caught:
+        load_team_runs(load_environment(name="dev"), teams_dir=tmp_path)
+    assert caught.value.line().startswith(f"{tmp_path}/vision/sweep.yaml: replicas: Input should be greater than")
+
+
+# Semantic rules the schemas do not check.
+def _workload(templates: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"kind": "Workload", "metadata": {"name": "w", "namespace": "n"}, "spec": {"podGroupTemplates": templates}}
+
+
+def _template(name: str = "g", **extra: Any) -> dict[str, Any]:
+    return {"name": name, "schedulingPolicy": {"gang": {"minCount": 1}}, "priorityClassName": "gpu-standard"} | extra
+
+
+def test_valid_workload_has_no_errors() -> None:
+    assert workload_errors(_workload([_template()])) == []
+
+
+def test_fails_min_count_zero() -> None:
+    assert workload_errors(_workload([_template(schedulingPolicy={"gang": {"minCount": 0}})])) == [
+        "spec.podGroupTemplates[0].schedulingPolicy.gang.minCount: must be >= 1 (got 0)"
+    ]
+
+
+def test_fails_both_basic_and_gang() -> None:
+    assert workload_errors(_workload([_template(schedulingPolicy={"basic": {}, "gang": {"minCount": 1}})])) == [
+        "spec.podGroupTemplates[0].schedulingPolicy: exactly one of basic or gang must be set (got ['basic', 'gang'])"
+    ]
+
+
+def test_fails_more_than_eight_templates() -> None:
+    errors = workload_errors(_workload([_template(f"g{i}") for i in range(9)]))
+    assert errors == ["spec.podGroupTemplates: at most 8 templates (got 9)"]
+
+
+def test_fails_unequal_priorities() -> None:
+    errors = workload_errors(_workload([_template("a"), _template("b", priorityClassName="gpu-deadline")]))
+    assert errors == ["spec: all templates must share one priorityClassName (got ['gpu-deadline', 'gpu-standard'])"]
+
+
+def test_fails_bad_template_name() -> None:
+    assert workload_errors(_workload([_template("Workers")])) == [
+        "spec.podGroupTemplates[0].name: not a DNS label (got 'Workers')"
+    ]
+
+
+def test_fails_two_topology_constraints() -> None:
+    topology = {"topology": [{"key": "a"}, {"key": "b"}]}
+    assert workload_errors(_workload([_template(schedulingConstraints=topology)])) == [
+        "spec.podGroupTemplates[0].schedulingConstraints.topology: at most 1 constraint (got 2)"
+    ]
+
+
+def test_fails_five_claims() -> None:
+    claims = [{"name": f"c{i}"} for i in range(5)]
+    assert workload_errors(_workload([_template(resourceClaims=claims)])) == [
+        "spec.podGroupTemplates[0].resourceClaims: at most 4 claims (got 5)"
+    ]
+
+
+def test_fails_neither_flat_nor_composite() -> None:
+    assert workload_errors({"kind": "Workload", "spec": {}}) == [
+        "spec: exactly one of podGroupTemplates or compositePodGroupTemplates must be set"
+    ]
+
+
+def _composite(depth: int, name: str = "c") -> dict[str, Any]:
+    node = {
+        "name": f"{name}{depth}",
+        "schedulingPolicy": {"gang": {"minGroupCount": 1}},
+        "priorityClassName": "gpu-standard",
+        "podGroupTemplates": [_template(f"leaf{depth}")],
+    }
+    if depth > 1:
+        node["compositePodGroupTemplates"] = [_composite(depth - 1, name)]
+    return node
+
+
+def test_fails_tree_deeper_than_four() -> None:
+    workload = {"kind": "Workload", "spec": {"compositePodGroupTemplates": [_composite(4)]}}
+    assert workload_errors(workload) == [
+        "spec.compositePodGroupTemplates[0].compositePodGroupTemplates[0].compositePodGroupTemplates[0]"
+        ".compositePodGroupTemplates: tree deeper than 4 levels (PodGroup level included)"
+    ]
+    assert workload_errors({"kind": "Workload", "spec": {"compositePodGroupTemplates": [_composite(3)]}}) == []
+
+
+def test_fails_duplicate_names_across_tree() -> None:
+    tree = _composite(2)
+    tree["compositePodGroupTemplates"][0]["podGroupTemplates"] = [_template("leaf2")]
+    assert workload_errors({"kind": "Workload", "spec": {"compositePodGroupTemplates": [tree]}}) == [
+        "spec: template names must be unique across the tree (repeated: leaf2)"
+    ]
+
+
+def test_fails_object_name_not_dns() -> None:
+    assert object_errors({"kind": "Pod", "metadata": {"name": "Pod_1"}}) == [
+        "metadata.name: not a DNS subdomain (got 'Pod_1')"
+    ]
+
+
+def test_check_objects_names_the_object() -> None:
+    from policy.workload_rules import WorkloadRuleError
+
+    with pytest.raises(WorkloadRuleError, match=r"^Workload/n/w: spec.podGroupTemplates\[0\].name: not a DNS label"):
+        check_objects([_workload([_template("Bad")])])
