@@ -102,3 +102,6 @@ names: $(STAMP)  ## A run's physical names (stack, cluster, region) as key=value
 
 cfn-lint: $(STAMP)  ## cfn-lint every template in cdk.out/ (run after make synth; errors fail)
 	$(VENV)/bin/cfn-lint --non-zero-exit-code error -- cdk.out/*.template.json
+
+check: $(STAMP)  ## Gate consistency and static deadlock checks of ENV (JSON with JSON=1)
+	$(PY) -m cli.check $(SELECT) $(if $(JSON),--json)

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
 from config import ConfigError, EnvironmentConfig, load_environment
+
+if TYPE_CHECKING:
+    from charts.render import RenderedEnvironment
 
 
 def main() -> int:
@@ -26,7 +30,11 @@ def main() -> int:
     except ConfigError as error:
         print(f"error: {error.line()}", file=sys.stderr)
         return 2
-    build(app, env)
+    try:
+        build(app, env)
+    except ConfigError as error:
+        print(f"error: {error.line()}", file=sys.stderr)
+        return 2
     app.synth()
     return 0
 
@@ -49,16 +57,20 @@ def _for_run(env: EnvironmentConfig, run_id: object, admin_arn: object) -> Envir
     return for_run(env, run_id=run, admin_arns=admins)
 
 
-def build(app: object, env: EnvironmentConfig) -> None:
-    """Add every stack of ``env`` to ``app`` and attach the cdk-nag checks."""
+def build(app: object, env: EnvironmentConfig, rendered: RenderedEnvironment | None = None) -> None:
+    """Add every stack of ``env`` to ``app`` and attach the cdk-nag checks.
+
+    ``rendered`` is the checked platform YAML when the caller already has it (``make synth``).
+    """
     from aws_cdk import App
 
-    from charts.render import render_cluster_objects
+    from charts.render import render_checked
     from stacks.cluster_stack import GpuClusterStack, stack_name
     from stacks.nag import apply_nag
 
     assert isinstance(app, App)
-    cluster = GpuClusterStack(app, stack_name(env), env=env, platform_objects=render_cluster_objects(env))
+    rendered = rendered or render_checked(env)
+    cluster = GpuClusterStack(app, stack_name(env), env=env, platform_objects=rendered.cluster_scoped())
     apply_nag(app, [cluster])
 
 

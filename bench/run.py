@@ -42,11 +42,19 @@ def main() -> int:
             if has_check:
                 samples["check"].append(wall(PY, "-m", "cli.check"))
     median = {k: statistics.median(v) for k, v in samples.items() if v}
-    runs = {n: float(subprocess.run([PY, "-m", "bench.render_runs", str(n)], cwd=ROOT, check=True,
-                                    capture_output=True, text=True).stdout) for n in (50, 100, 200)}
+    runs = {
+        n: float(
+            subprocess.run(
+                [PY, "-m", "bench.render_runs", str(n)], cwd=ROOT, check=True, capture_output=True, text=True
+            ).stdout
+        )
+        for n in (50, 100, 200)
+    }
     print(f"trivial one-queue app synth  {median['trivial']:6.2f} s   (median of {args.repeat})")
-    print(f"default environment synth    {median['synth']:6.2f} s   ratio {median['synth'] / median['trivial']:.2f}x"
-          "  (target <= 2.0x)")
+    print(
+        f"default environment synth    {median['synth']:6.2f} s   ratio {median['synth'] / median['trivial']:.2f}x"
+        "  (target <= 2.0x)"
+    )
     print(f"YAML-only render (dev)       {median['render']:6.2f} s   (target <= 1.5 s)")
     if "check" in median:
         print(f"check (dev)                  {median['check']:6.2f} s   (target < 2 s)")

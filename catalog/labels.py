@@ -10,3 +10,13 @@ DEVICE_MANAGEMENT_DRA = "dra"
 DEVICE_MANAGEMENT_DEVICE_PLUGIN = "device-plugin"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 DO_NOT_DISRUPT_ANNOTATION = "karpenter.sh/do-not-disrupt"
+
+# Namespace labels the admission policies key on (set by the platform's Namespace objects).
+TEAM_LABEL = f"{DOMAIN}/team"
+GANG_MANAGED_LABEL = f"{DOMAIN}/gang-managed"
+ELASTIC_ANNOTATION = f"{DOMAIN}/elastic"
+
+
+def tier_grant_label(tier: str) -> str:
+    """Namespace label granting a priority tier: ``gpu-platform.io/tier-deadline: allowed``."""
+    return f"{DOMAIN}/tier-{tier}"

@@ -14,7 +14,7 @@ from typing import Any
 from cdk8s_plus_37 import k8s
 from constructs import Construct
 
-from catalog.labels import DO_NOT_DISRUPT_ANNOTATION, DOMAIN
+from catalog.labels import DO_NOT_DISRUPT_ANNOTATION, DOMAIN, ELASTIC_ANNOTATION
 from charts.ordering import SYNC_WAVE, sync_wave
 from config.model import EnvironmentConfig
 from config.platform import GangTemplate, RunConfig
@@ -72,8 +72,9 @@ def _group_template(plan: GangPlan, group: GroupPlan, *, with_topology: bool) ->
 
 
 def _toleration(fields: dict[str, str]) -> k8s.Toleration:
-    return k8s.Toleration(key=fields["key"], operator=fields["operator"], value=fields.get("value"),
-                          effect=fields["effect"])
+    return k8s.Toleration(
+        key=fields["key"], operator=fields["operator"], value=fields.get("value"), effect=fields["effect"]
+    )
 
 
 def _claim_template_name(plan: GangPlan, role: Role) -> str:
@@ -199,7 +200,15 @@ class _GangObjects:
             spec = k8s.WorkloadSpecV1Beta1(
                 pod_group_templates=[_group_template(plan, g, with_topology=True) for g in plan.groups]
             )
-        k8s.KubeWorkloadV1Beta1(self.scope, "Workload", metadata=_meta(plan, plan.workload_name, "Workload"), spec=spec)
+        meta = _meta(plan, plan.workload_name, "Workload")
+        if plan.elastic:
+            meta = k8s.ObjectMeta(
+                name=meta.name,
+                namespace=meta.namespace,
+                labels=meta.labels,
+                annotations={**(meta.annotations or {}), ELASTIC_ANNOTATION: "true"},
+            )
+        k8s.KubeWorkloadV1Beta1(self.scope, "Workload", metadata=meta, spec=spec)
 
     def _claim_templates(self) -> None:
         plan = self.plan

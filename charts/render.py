@@ -13,8 +13,10 @@ from typing import Any
 from cdk8s import App, Chart
 from constructs import Construct
 
+from charts.admission_policies import GangAdmissionPolicies
 from charts.cluster_objects import PlatformDeviceClasses, PriorityTiers
 from charts.gangs import GANG_CONSTRUCTS
+from charts.namespaces import PlatformNamespaces
 from charts.summary import summary_markdown
 from charts.yaml_output import dump_objects
 from config.errors import ConfigError
@@ -32,9 +34,11 @@ class RenderedEnvironment:
 
     files: dict[str, Objects] = field(default_factory=dict)
     plans: list[GangPlan] = field(default_factory=list)
+    cluster_files: tuple[str, ...] = ()
+    """Files the cluster stack deploys (cluster-scoped platform objects)."""
 
     def cluster_scoped(self) -> dict[str, Objects]:
-        return {path: objs for path, objs in self.files.items() if not path.startswith("teams/")}
+        return {path: self.files[path] for path in self.cluster_files}
 
     def all_objects(self) -> Objects:
         return [o for objs in self.files.values() for o in objs]
@@ -47,15 +51,19 @@ def _chart(app: App, name: str, build: Callable[[Construct], object]) -> Objects
 
 
 def render_cluster_objects(env: EnvironmentConfig, app: App | None = None) -> dict[str, Objects]:
-    """DeviceClasses and PriorityClasses: the objects the cluster stack deploys."""
+    """Namespaces, DeviceClasses, PriorityClasses and admission policies: the objects the cluster stack deploys."""
     app = app or App()
     platform = env.platform
     return {
+        "namespaces.yaml": _chart(app, "namespaces", lambda c: PlatformNamespaces(c, "Namespaces", platform=platform)),
         "device-classes.yaml": _chart(
             app, "device-classes", lambda c: PlatformDeviceClasses(c, "DeviceClasses", platform=platform)
         ),
         "priority-classes.yaml": _chart(
             app, "priority-classes", lambda c: PriorityTiers(c, "PriorityTiers", platform=platform)
+        ),
+        "admission-policies.yaml": _chart(
+            app, "admission-policies", lambda c: GangAdmissionPolicies(c, "AdmissionPolicies", platform=platform)
         ),
     }
 
@@ -80,11 +88,29 @@ def render_team_run(app: App, env: EnvironmentConfig, team_run: TeamRun) -> tupl
 
 def render_environment(env: EnvironmentConfig, *, team_runs: list[TeamRun] | None = None) -> RenderedEnvironment:
     app = App()
-    rendered = RenderedEnvironment(files=render_cluster_objects(env, app))
+    cluster = render_cluster_objects(env, app)
+    rendered = RenderedEnvironment(files=dict(cluster), cluster_files=tuple(cluster))
     for team_run in load_team_runs(env) if team_runs is None else team_runs:
         objects, plan = render_team_run(app, env, team_run)
         rendered.files[f"teams/{team_run.team}/{team_run.name}.yaml"] = objects
         rendered.plans.append(plan)
+    return rendered
+
+
+def render_checked(env: EnvironmentConfig) -> RenderedEnvironment:
+    """Render, then refuse output that breaks a gate or deadlock check (one line; ``make check`` has them all)."""
+    from policy.checks import Status
+    from policy.deadlocks import run_checks
+
+    rendered = render_environment(env)
+    for finding in run_checks(env, rendered.all_objects()):
+        if finding.status is Status.FAIL:
+            raise ConfigError(
+                f"{finding.check}: {finding.subject}",
+                env.name,
+                finding.detail,
+                f"{finding.fix} (full report: make check ENV={env.name})",
+            )
     return rendered
 
 

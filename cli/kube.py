@@ -69,7 +69,8 @@ class KubeApi:
         from kubernetes.client.exceptions import ApiException
 
         try:
-            self.request("DELETE", path, body={"propagationPolicy": "Foreground"})
+            options = {"apiVersion": "v1", "kind": "DeleteOptions", "propagationPolicy": "Foreground"}
+            self.request("DELETE", path, body=options)
         except ApiException as error:
             if error.status != 404:
                 raise

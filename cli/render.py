@@ -10,6 +10,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
@@ -17,12 +18,15 @@ from cli.output import replace_dir_on_success
 from config import ConfigError, EnvironmentConfig, load_environment
 from config.load import REPO_ROOT
 
+if TYPE_CHECKING:
+    from charts.render import RenderedEnvironment
 
-def write_dist(env: EnvironmentConfig, dist_root: Path) -> Path:
-    """Render ``env`` and replace ``dist_root/<env>/`` with the result."""
-    from charts.render import output_files, render_environment
 
-    files = output_files(env, render_environment(env))
+def write_dist(env: EnvironmentConfig, dist_root: Path, rendered: RenderedEnvironment | None = None) -> Path:
+    """Render and check ``env`` (unless ``rendered`` is given) and replace ``dist_root/<env>/``."""
+    from charts.render import output_files, render_checked
+
+    files = output_files(env, rendered or render_checked(env))
     target = dist_root / env.name
     with replace_dir_on_success(target) as staging:
         for relative, text in files.items():

@@ -12,8 +12,13 @@ _COLUMNS = ("check", "subject", "status", "detail")
 _MAX_WIDTH = 60
 
 
+def _cell(text: str) -> str:
+    return text if len(text) <= _MAX_WIDTH else text[: _MAX_WIDTH - 3] + "..."
+
+
 def table(checks: Sequence[Check]) -> str:
-    rows = [[c.check, c.subject, c.status.value.upper(), c.detail] for c in checks]
+    """Aligned columns; long check/subject cells are shortened (``--json`` has them whole)."""
+    rows = [[_cell(c.check), _cell(c.subject), c.status.value.upper(), c.detail] for c in checks]
     widths = [min(_MAX_WIDTH, max([len(h), *(len(r[i]) for r in rows)])) for i, h in enumerate(_COLUMNS[:-1])]
     lines = ["  ".join(h.upper().ljust(w) for h, w in zip(_COLUMNS[:-1], widths, strict=True)) + "  DETAIL"]
     for check, row in zip(checks, rows, strict=True):

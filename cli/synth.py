@@ -10,12 +10,16 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
 from cli.output import replace_dir_on_success
 from config import ConfigError, EnvironmentConfig, load_environment
 from config.load import REPO_ROOT
+
+if TYPE_CHECKING:
+    from charts.render import RenderedEnvironment
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -36,13 +40,13 @@ def load(args: argparse.Namespace) -> EnvironmentConfig:
     return for_run(env, run_id=args.run_id or None, admin_arns=tuple(args.admin_arn))
 
 
-def synth_cloudformation(env: EnvironmentConfig, outdir: Path) -> None:
+def synth_cloudformation(env: EnvironmentConfig, outdir: Path, rendered: RenderedEnvironment | None = None) -> None:
     from aws_cdk import App
 
     from app import build
 
     app = App(outdir=str(outdir))
-    build(app, env)
+    build(app, env, rendered)
     app.synth()
 
 
@@ -58,12 +62,14 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as error:
         print(f"error: {error.line()}", file=sys.stderr)
         return 2
+    from charts.render import render_checked
     from cli.render import write_dist
 
     try:
+        rendered = render_checked(env)  # fails fast, before the slower CloudFormation synthesis
         with replace_dir_on_success(Path(args.cdk_out)) as staging:
-            synth_cloudformation(env, staging)
-            write_dist(env, Path(args.dist))
+            synth_cloudformation(env, staging, rendered)
+            write_dist(env, Path(args.dist), rendered)
     except ConfigError as error:
         print(f"error: {error.line()}", file=sys.stderr)
         return 2

@@ -54,9 +54,11 @@ class KarpenterPoolConfig(Model):
     rolled under a running job, and empty nodes go after ``consolidate_after_minutes``."""
 
     mode: KarpenterMode = KarpenterMode.DYNAMIC
-    """`dynamic`: nodes follow pending pods, up to `max_size`. `static`: hold exactly `max_size` nodes (NodePool `replicas`, alpha in Karpenter) — for big gangs and Capacity Blocks."""
+    """`dynamic`: nodes follow pending pods, up to `max_size`. `static`: hold exactly `max_size` nodes
+    (NodePool `replicas`, alpha in Karpenter), for big gangs and Capacity Blocks."""
     instance_families: tuple[str, ...] = ()
-    """Let Karpenter pick any size of these GPU families (`instance_types` must belong to them); empty: exactly `instance_types`."""
+    """Let Karpenter pick any size of these GPU families (`instance_types` must belong to them);
+    empty: exactly `instance_types`."""
     capacity_types: Annotated[tuple[KarpenterCapacityType, ...], Field(min_length=1)] = (
         KarpenterCapacityType.ON_DEMAND,
     )

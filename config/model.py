@@ -15,6 +15,7 @@ from pydantic import Field, StringConstraints
 from config.ephemeral import EphemeralConfig
 from config.karpenter import KarpenterConfig, KarpenterPoolConfig
 from config.model_base import DnsLabel, LabelKey, LabelValue, Model, ZoneName
+from config.observability import ObservabilityConfig
 from config.platform import PlatformConfig
 
 
@@ -134,11 +135,11 @@ class GpuPoolConfig(Model):
     zones: Annotated[tuple[ZoneName, ...], Field(min_length=1)]
     """Zones of the pool; each must be a zone of the VPC."""
     zone_pinned: bool = True
-    """One node group per zone, so a gang's topology domain is a whole node group."""
+    """One node group (Karpenter: NodePool) per zone, so a gang's topology domain is a whole node group."""
     min_size: Annotated[int, Field(ge=0)] = 0
     """Minimum nodes (per zone when ``zone_pinned``)."""
     max_size: Annotated[int, Field(ge=1)]
-    """Maximum nodes (per zone when ``zone_pinned``)."""
+    """Maximum nodes (per zone when ``zone_pinned``); Karpenter turns it into cpu and GPU limits."""
     desired_size: Annotated[int, Field(ge=0)] | None = None
     """Initial nodes; defaults to ``min_size``. Per zone when ``zone_pinned``."""
     capacity: Capacity = Capacity()
@@ -200,3 +201,5 @@ class EnvironmentConfig(Model):
     """The Karpenter controller, installed when a GPU pool has ``provider: karpenter``."""
     platform: PlatformConfig = PlatformConfig()
     """Platform-owned Kubernetes objects: DeviceClasses, priority tiers, teams."""
+    observability: ObservabilityConfig = ObservabilityConfig()
+    """Gang observability: the gang exporter, its alerts and Grafana dashboard."""

@@ -60,6 +60,8 @@ def _default(field: Any) -> str:
             else v.model_dump(mode="json")
             for v in value
         ]
+    if isinstance(value, dict):
+        value = {k.value if isinstance(k, enum.Enum) else k: v for k, v in value.items()}
     return f"`{value}`" if value not in (None, "", [], {}) else "—"
 
 

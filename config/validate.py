@@ -7,6 +7,7 @@ from config.errors import ConfigError
 from config.model import CapacityType, EndpointAccess, EnvironmentConfig, GpuPoolConfig
 from config.runs import check_ephemeral
 from config.validate_karpenter import check_karpenter, check_karpenter_pools_shape
+from config.validate_observability import check_observability
 from policy.gates import check_gates
 
 _GPU_EXAMPLES = "p4d.24xlarge, p5.48xlarge, p5en.48xlarge, p6-b200.48xlarge, g5.*, g6.*, g6e.*"
@@ -26,6 +27,7 @@ def validate_environment(env: EnvironmentConfig) -> None:
         names.add(pool.name)
         _check_pool(env, pool, where)
     check_karpenter(env)
+    check_observability(env)
     check_gates(control_plane=env.feature_gates.control_plane, kubelet=env.feature_gates.kubelet)
 
 

@@ -1,13 +1,13 @@
-"""Kubernetes objects that run the gang exporter and scrape it (plain dicts).
+"""What runs the gang exporter and scrapes it, as plain data.
 
-``exporter_manifests`` returns namespaced objects without the Namespace itself;
-the caller owns the namespace. Every dict is returned with sorted keys so the
-rendered YAML/JSON is byte-identical for identical inputs.
+The built-in objects (ServiceAccount, RBAC, Deployment, Service) are typed cdk8s
+constructs in ``charts/observability.py``, built from the names and settings here.
+The Prometheus Operator objects (ServiceMonitors) are dicts returned with sorted
+keys, so the rendered YAML/JSON is byte-identical for identical inputs.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -33,10 +33,22 @@ READ_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("scheduling.k8s.io", ("podgroups", "workloads")),
 )
 
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+# Lets a scraper GET the EKS kube-scheduler metrics; bind it to the Prometheus service account.
+SCHEDULER_READER = f"{APP_NAME}-scheduler-metrics-reader"
+SCHEDULER_READ_RULE = ("metrics.eks.amazonaws.com", ("ksh/metrics",), ("get",))
+
+# The exporter container.
+CONTAINER_NAME = "exporter"
+CONTAINER_ARGS = (f"--port={METRICS_PORT}",)
+LIVENESS_PATH = "/healthz"
+READINESS_PATH = "/readyz"
+RESOURCES = {"limits": {"cpu": "1", "memory": "512Mi"}, "requests": {"cpu": "50m", "memory": "128Mi"}}
+TMP_VOLUME = "tmp"
+TMP_MOUNT_PATH = "/tmp"
+TMP_SIZE_LIMIT = "16Mi"
 
 
-def _labels(component: str = "exporter") -> dict[str, str]:
+def labels(component: str = "exporter") -> dict[str, str]:
     return {
         "app.kubernetes.io/component": component,
         "app.kubernetes.io/name": APP_NAME,
@@ -44,7 +56,7 @@ def _labels(component: str = "exporter") -> dict[str, str]:
     }
 
 
-def _selector() -> dict[str, str]:
+def selector() -> dict[str, str]:
     return {"app.kubernetes.io/name": APP_NAME}
 
 
@@ -57,132 +69,12 @@ def sort_keys(value: Any) -> Any:
     return value
 
 
-def _service_account(namespace: str) -> dict[str, Any]:
-    return {
-        "apiVersion": "v1",
-        "kind": "ServiceAccount",
-        "metadata": {"labels": _labels(), "name": APP_NAME, "namespace": namespace},
-    }
-
-
-def _cluster_role() -> dict[str, Any]:
-    return {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "ClusterRole",
-        "metadata": {"labels": _labels(), "name": APP_NAME},
-        "rules": [
-            {"apiGroups": [group], "resources": list(resources), "verbs": list(READ_VERBS)}
-            for group, resources in READ_RULES
-        ],
-    }
-
-
-def _cluster_role_binding(namespace: str) -> dict[str, Any]:
-    return {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "ClusterRoleBinding",
-        "metadata": {"labels": _labels(), "name": APP_NAME},
-        "roleRef": {
-            "apiGroup": "rbac.authorization.k8s.io",
-            "kind": "ClusterRole",
-            "name": APP_NAME,
-        },
-        "subjects": [{"kind": "ServiceAccount", "name": APP_NAME, "namespace": namespace}],
-    }
-
-
-def _deployment(namespace: str, image: str) -> dict[str, Any]:
-    probe_common = {"failureThreshold": 3, "timeoutSeconds": 5}
-    container = {
-        "args": [f"--port={METRICS_PORT}"],
-        "image": image,
-        "imagePullPolicy": "IfNotPresent",
-        "livenessProbe": {
-            **probe_common,
-            "httpGet": {"path": "/healthz", "port": METRICS_PORT_NAME},
-            "initialDelaySeconds": 5,
-            "periodSeconds": 20,
-        },
-        "name": "exporter",
-        "ports": [{"containerPort": METRICS_PORT, "name": METRICS_PORT_NAME, "protocol": "TCP"}],
-        "readinessProbe": {
-            **probe_common,
-            "httpGet": {"path": "/readyz", "port": METRICS_PORT_NAME},
-            "periodSeconds": 10,
-        },
-        "resources": {
-            "limits": {"cpu": "1", "memory": "512Mi"},
-            "requests": {"cpu": "50m", "memory": "128Mi"},
-        },
-        "securityContext": {
-            "allowPrivilegeEscalation": False,
-            "capabilities": {"drop": ["ALL"]},
-            "privileged": False,
-            "readOnlyRootFilesystem": True,
-            "runAsGroup": RUN_AS_ID,
-            "runAsNonRoot": True,
-            "runAsUser": RUN_AS_ID,
-            "seccompProfile": {"type": "RuntimeDefault"},
-        },
-        "volumeMounts": [{"mountPath": "/tmp", "name": "tmp"}],
-    }
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"labels": _labels(), "name": APP_NAME, "namespace": namespace},
-        "spec": {
-            # One watcher: a second replica would export every series twice.
-            "replicas": 1,
-            "revisionHistoryLimit": 3,
-            "selector": {"matchLabels": _selector()},
-            "strategy": {"type": "Recreate"},
-            "template": {
-                "metadata": {"labels": _labels()},
-                "spec": {
-                    "automountServiceAccountToken": True,
-                    "containers": [container],
-                    "nodeSelector": {"kubernetes.io/os": "linux"},
-                    "securityContext": {
-                        "fsGroup": RUN_AS_ID,
-                        "runAsGroup": RUN_AS_ID,
-                        "runAsNonRoot": True,
-                        "runAsUser": RUN_AS_ID,
-                        "seccompProfile": {"type": "RuntimeDefault"},
-                    },
-                    "serviceAccountName": APP_NAME,
-                    "terminationGracePeriodSeconds": 10,
-                    "volumes": [{"emptyDir": {"sizeLimit": "16Mi"}, "name": "tmp"}],
-                },
-            },
-        },
-    }
-
-
-def _service(namespace: str) -> dict[str, Any]:
-    return {
-        "apiVersion": "v1",
-        "kind": "Service",
-        "metadata": {"labels": _labels(), "name": APP_NAME, "namespace": namespace},
-        "spec": {
-            "ports": [
-                {
-                    "name": METRICS_PORT_NAME,
-                    "port": METRICS_PORT,
-                    "protocol": "TCP",
-                    "targetPort": METRICS_PORT_NAME,
-                }
-            ],
-            "selector": _selector(),
-            "type": "ClusterIP",
-        },
-    }
-
-
-def _exporter_service_monitor(namespace: str) -> dict[str, Any]:
-    return {
+def exporter_service_monitor(namespace: str) -> dict[str, Any]:
+    """Scrapes the exporter's Service in ``namespace``."""
+    monitor = {
         "apiVersion": "monitoring.coreos.com/v1",
         "kind": "ServiceMonitor",
-        "metadata": {"labels": _labels(), "name": APP_NAME, "namespace": namespace},
+        "metadata": {"labels": labels(), "name": APP_NAME, "namespace": namespace},
         "spec": {
             "endpoints": [
                 {
@@ -196,36 +88,20 @@ def _exporter_service_monitor(namespace: str) -> dict[str, Any]:
                 }
             ],
             "namespaceSelector": {"matchNames": [namespace]},
-            "selector": {"matchLabels": _selector()},
+            "selector": {"matchLabels": selector()},
         },
     }
+    result: dict[str, Any] = sort_keys(monitor)
+    return result
 
 
-def _scheduler_metrics_reader() -> dict[str, Any]:
-    """Lets a scraper GET the EKS kube-scheduler metrics; bind it to Prometheus."""
-    return {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "ClusterRole",
-        "metadata": {
-            "labels": _labels("scheduler-metrics"),
-            "name": f"{APP_NAME}-scheduler-metrics-reader",
-        },
-        "rules": [
-            {
-                "apiGroups": ["metrics.eks.amazonaws.com"],
-                "resources": ["ksh/metrics"],
-                "verbs": ["get"],
-            }
-        ],
-    }
-
-
-def _scheduler_service_monitor(namespace: str) -> dict[str, Any]:
-    return {
+def scheduler_service_monitor(namespace: str) -> dict[str, Any]:
+    """Scrapes the EKS kube-scheduler metrics endpoint on the ``kubernetes`` Service in ``default``."""
+    monitor = {
         "apiVersion": "monitoring.coreos.com/v1",
         "kind": "ServiceMonitor",
         "metadata": {
-            "labels": _labels("scheduler-metrics"),
+            "labels": labels("scheduler-metrics"),
             "name": f"{APP_NAME}-{SCHEDULER_JOB}",
             "namespace": namespace,
         },
@@ -263,31 +139,8 @@ def _scheduler_service_monitor(namespace: str) -> dict[str, Any]:
             "selector": {"matchLabels": {"component": "apiserver", "provider": "kubernetes"}},
         },
     }
-
-
-def exporter_manifests(*, namespace: str, image: str, scrape_scheduler: bool) -> list[dict[str, Any]]:
-    """ServiceAccount, read-only RBAC, Deployment, Service and ServiceMonitor(s).
-
-    With ``scrape_scheduler`` the list also carries a ServiceMonitor for the EKS
-    kube-scheduler metrics endpoint (on the ``kubernetes`` Service in
-    ``default``) and a ClusterRole granting ``get`` on it, to be bound to the
-    Prometheus service account.
-    """
-    if not _DNS_LABEL.match(namespace):
-        raise ValueError(f"namespace {namespace!r} is not a DNS-1123 label")
-    if not image or any(c.isspace() for c in image):
-        raise ValueError(f"invalid image reference {image!r}")
-    objects: list[dict[str, Any]] = [
-        _service_account(namespace),
-        _cluster_role(),
-        _cluster_role_binding(namespace),
-        _deployment(namespace, image),
-        _service(namespace),
-        _exporter_service_monitor(namespace),
-    ]
-    if scrape_scheduler:
-        objects += [_scheduler_metrics_reader(), _scheduler_service_monitor(namespace)]
-    return [sort_keys(obj) for obj in objects]
+    result: dict[str, Any] = sort_keys(monitor)
+    return result
 
 
 def dump_yaml(objects: Sequence[Mapping[str, Any]]) -> str:

@@ -69,17 +69,42 @@ def _compare(left: Any, right: Any) -> celtypes.IntType:
     return celtypes.IntType((left > right) - (left < right))
 
 
+def _join(items: Any, separator: Any = "") -> celtypes.StringType:
+    """Kubernetes' strings library ``<list<string>>.join(<string>?)``."""
+    return celtypes.StringType(str(separator).join(str(item) for item in items))
+
+
 FUNCTIONS: dict[str, Any] = {
     "quantity": lambda text: Quantity(str(text)),
     "semver": lambda text: Semver(str(text)),
     "compareTo": _compare,
     "isGreaterThan": lambda left, right: celtypes.BoolType(left > right),
     "isLessThan": lambda left, right: celtypes.BoolType(left < right),
+    "join": _join,
 }
+
+_CEL_VALUES = (
+    celtypes.BoolType,
+    celtypes.IntType,
+    celtypes.UintType,
+    celtypes.DoubleType,
+    celtypes.StringType,
+    celtypes.ListType,
+    celtypes.MapType,
+    Quantity,
+    Semver,
+)
 
 
 def to_cel(value: Any) -> Any:
-    """Plain JSON-like data to CEL values; ``{"version": "x"}`` leaves become semvers, capacities quantities."""
+    """Plain JSON-like data to CEL values; ``{"version": "x"}`` leaves become semvers, capacities quantities.
+
+    Values that already are CEL values (results of earlier expressions) pass through unchanged.
+    """
+    if isinstance(value, _CEL_VALUES):
+        return value
+    if isinstance(value, Quantity | Semver):
+        return value
     if isinstance(value, Mapping):
         if set(value) == {"version"}:
             return Semver(value["version"])
@@ -98,19 +123,12 @@ def to_cel(value: Any) -> Any:
 
 
 def _device_to_cel(device: Mapping[str, Any]) -> Any:
+    """A ResourceSlice device entry as CEL sees it: capacities are quantities."""
     capacity = {
-        domain: {k: {"__quantity__": v} for k, v in caps.items()} for domain, caps in device["capacity"].items()
+        domain: {name: Quantity(value) for name, value in caps.items()}
+        for domain, caps in device.get("capacity", {}).items()
     }
-    converted = to_cel({**device, "capacity": {}})
-    converted[celtypes.StringType("capacity")] = celtypes.MapType(
-        {
-            celtypes.StringType(domain): celtypes.MapType(
-                {celtypes.StringType(k): Quantity(v["__quantity__"]) for k, v in caps.items()}
-            )
-            for domain, caps in capacity.items()
-        }
-    )
-    return converted
+    return to_cel({**device, "capacity": capacity})
 
 
 @cache

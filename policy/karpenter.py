@@ -275,7 +275,7 @@ def karpenter_chart_values(env: EnvironmentConfig) -> dict[str, Any]:
         gates["reservedCapacity"] = True
     if gates:
         settings["featureGates"] = gates
-    return _sorted(
+    values: dict[str, Any] = _sorted(
         {
             "nodeSelector": {"kubernetes.io/os": "linux", ROLE_LABEL: "system"},
             # Two replicas need two system nodes (the chart's anti-affinity is per host).
@@ -284,6 +284,7 @@ def karpenter_chart_values(env: EnvironmentConfig) -> dict[str, Any]:
             "settings": settings,
         }
     )
+    return values
 
 
 def compatibility_warning(env: EnvironmentConfig) -> str | None:

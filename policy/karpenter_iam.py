@@ -84,7 +84,9 @@ def node_lifecycle_policy(*, cluster_name: str, partition: str, region: str) -> 
                 "StringEquals": owned,
                 "StringLike": {"aws:ResourceTag/karpenter.sh/nodepool": "*"},
                 "StringEqualsIfExists": {"aws:RequestTag/eks:eks-cluster-name": cluster_name},
-                "ForAllValues:StringEquals": {"aws:TagKeys": ["eks:eks-cluster-name", "karpenter.sh/nodeclaim", "Name"]},
+                "ForAllValues:StringEquals": {
+                    "aws:TagKeys": ["eks:eks-cluster-name", "karpenter.sh/nodeclaim", "Name"]
+                },
             },
         },
         {
@@ -145,7 +147,11 @@ def iam_integration_policy(
             "Sid": "AllowScopedInstanceProfileActions",
             "Effect": "Allow",
             "Resource": profiles,
-            "Action": ["iam:AddRoleToInstanceProfile", "iam:RemoveRoleFromInstanceProfile", "iam:DeleteInstanceProfile"],
+            "Action": [
+                "iam:AddRoleToInstanceProfile",
+                "iam:RemoveRoleFromInstanceProfile",
+                "iam:DeleteInstanceProfile",
+            ],
             "Condition": {
                 "StringEquals": resource_tags,
                 "StringLike": {"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*"},

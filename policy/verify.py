@@ -106,7 +106,13 @@ def named_object_checks(kind: str, expected: Sequence[str], listing: Json | None
         return []
     if listing is None:
         return [
-            Check(kind, ", ".join(expected), Status.FAIL, f"could not list {kind}s", "check the API version is served")
+            Check(
+                kind,
+                ", ".join(expected),
+                Status.FAIL,
+                f"could not list {kind} objects",
+                "check the API version is served",
+            )
         ]
     present = {str((i.get("metadata") or {}).get("name")) for i in listing.get("items") or ()}
     return [

@@ -55,6 +55,14 @@ def pod_identity_agent(stack: Stack, cluster: eks.Cluster) -> eks.CfnAddon:
     )
 
 
+def warn_if_unsupported(scope: IConstruct, env: EnvironmentConfig) -> None:
+    """One ``warning:`` line on stderr and a CDK warning when an acknowledged release is out of range."""
+    warning = compatibility_warning(env)
+    if warning is not None:
+        print(f"warning: {warning}", file=sys.stderr)
+        Annotations.of(scope).add_warning_v2("gpu-platform:karpenter-unsupported-kubernetes", warning)
+
+
 class Karpenter(Construct):
     """Karpenter for the ``provider: karpenter`` GPU pools of one environment.
 
@@ -75,7 +83,7 @@ class Karpenter(Construct):
         super().__init__(scope, construct_id)
         stack = Stack.of(self)
         cluster_name = env.cluster.name
-        self._warn_if_unsupported(env)
+        warn_if_unsupported(self, env)
         acknowledge_karpenter(self)
 
         self.node_role = iam.CfnRole(
@@ -85,7 +93,7 @@ class Karpenter(Construct):
             assume_role_policy_document={
                 "Version": "2012-10-17",
                 "Statement": [
-                    {"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}
+                    {"Effect": "Allow", "Principal": {"Service": f"ec2.{Aws.URL_SUFFIX}"}, "Action": "sts:AssumeRole"}
                 ],
             },
             managed_policy_arns=[
@@ -140,8 +148,7 @@ class Karpenter(Construct):
             "ControllerRole",
             assume_role_policy_document=pod_identity_trust_policy(),
             managed_policy_arns=[
-                iam.CfnManagedPolicy(self, name, policy_document=document).ref
-                for name, document in policies.items()
+                iam.CfnManagedPolicy(self, name, policy_document=document).ref for name, document in policies.items()
             ],
         )
         agent = pod_identity_agent(stack, cluster)
@@ -192,9 +199,3 @@ class Karpenter(Construct):
         )
         self.node_pools.node.add_dependency(self.controller)
         self.node_pools.node.add_dependency(self.node_access)
-
-    def _warn_if_unsupported(self, env: EnvironmentConfig) -> None:
-        warning = compatibility_warning(env)
-        if warning is not None:
-            print(f"warning: {warning}", file=sys.stderr)
-            Annotations.of(self).add_warning_v2("gpu-platform:karpenter-unsupported-kubernetes", warning)

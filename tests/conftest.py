@@ -18,7 +18,7 @@ from config.model import EnvironmentConfig as _Env
 
 SHARED = REPO_ROOT.parent / "shared"
 REFERENCE = SHARED / "reference"
-EXAMPLE_ENVIRONMENTS = ("dev", "ci", "prod-example")
+EXAMPLE_ENVIRONMENTS = ("dev", "ci", "prod-example", "karpenter-example")
 
 
 @pytest.fixture(scope="session")

@@ -34,8 +34,8 @@ def last_good_output(tmp_path: Path) -> tuple[Path, Path]:
             "cluster.scheduler_binpacking: unknown key (got True)",
         ),
         (
-            lambda t: t.replace("    max_size: 2\n", "    max_size: 2\n    min_size: 3\n", 1),
-            "gpu_pools[0].min_size: min_size is larger than max_size 2 (got 3)",
+            lambda t: t.replace("    max_size: 16\n", "    max_size: 16\n    min_size: 17\n", 1),
+            "gpu_pools[0].min_size: min_size is larger than max_size 16 (got 17)",
         ),
         (
             lambda t: t.replace("[p5.48xlarge]", "[m7i.large]"),

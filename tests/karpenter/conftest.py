@@ -15,3 +15,13 @@ def karpenter_data() -> dict[str, Any]:
     """``environments/karpenter-example.yaml`` as a dict: pools 0 and 1 are Karpenter, pool 2 a node group."""
     data: dict[str, Any] = yaml.safe_load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
     return data
+
+
+@pytest.fixture
+def karpenter_1_14_data(karpenter_data: dict[str, Any]) -> dict[str, Any]:
+    """The example on the reference release 1.14.1: Karpenter pools on the device plugin, the
+    unsupported Kubernetes minor acknowledged."""
+    karpenter_data["karpenter"] = {"version": "1.14.1", "acknowledge_unsupported_kubernetes": True}
+    for pool in karpenter_data["gpu_pools"][:2]:
+        pool.update(dra=False, device_plugin=True)
+    return karpenter_data

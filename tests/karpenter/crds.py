@@ -18,6 +18,7 @@ import celpy
 import jsonschema
 import yaml
 from celpy import celtypes
+from celpy.adapter import json_to_cel
 
 from tests.conftest import REFERENCE
 
@@ -88,7 +89,7 @@ def _split(value: Any, separator: Any) -> celtypes.ListType:
     return celtypes.ListType([celtypes.StringType(p) for p in str(value).split(str(separator))])
 
 
-_FUNCTIONS = {"find": _find, "split": _split}
+_FUNCTIONS: dict[str, Any] = {"find": _find, "split": _split}
 _CEL = celpy.Environment()
 
 
@@ -120,7 +121,7 @@ def _walk(value: Any, schema: dict[str, Any], path: str) -> list[str]:
         rule = validation["rule"]
         if "oldSelf" in rule:
             continue
-        result = _program(rule).evaluate({"self": celpy.json_to_cel(value)})
+        result = _program(rule).evaluate({"self": json_to_cel(value)})
         if not isinstance(result, celtypes.BoolType) or not result:
             broken.append(f"{path or '/'}: {validation.get('message', rule)} ({result!r})")
     if isinstance(value, dict):
@@ -170,7 +171,7 @@ def _cfn_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str,
     return {f"!{suffix}": value}
 
 
-CfnLoader.add_multi_constructor("!", _cfn_tag)
+CfnLoader.add_multi_constructor("!", _cfn_tag)  # type: ignore[no-untyped-call]
 
 
 @cache

@@ -23,14 +23,6 @@ def _pool(data: dict[str, Any], index: int) -> dict[str, Any]:
     return pool
 
 
-def _on_karpenter_1_14(data: dict[str, Any]) -> dict[str, Any]:
-    """The example on the reference release, with Karpenter pools on the device plugin."""
-    data["karpenter"] = {"version": "1.14.1", "acknowledge_unsupported_kubernetes": True}
-    for index in (0, 1):
-        _pool(data, index).update(dra=False, device_plugin=True)
-    return data
-
-
 def test_example_parses_into_karpenter_pools() -> None:
     env = load_environment(name="karpenter-example")
     flex, block, h100 = env.gpu_pools
@@ -72,17 +64,17 @@ def test_fails_dra_with_a_karpenter_release_without_dra(karpenter_data: dict[str
     )
 
 
-def test_fails_unacknowledged_unsupported_kubernetes_minor(karpenter_data: dict[str, Any]) -> None:
-    _on_karpenter_1_14(karpenter_data)["karpenter"]["acknowledge_unsupported_kubernetes"] = False
-    assert _fails(karpenter_data) == (
+def test_fails_unacknowledged_unsupported_kubernetes_minor(karpenter_1_14_data: dict[str, Any]) -> None:
+    karpenter_1_14_data["karpenter"]["acknowledge_unsupported_kubernetes"] = False
+    assert _fails(karpenter_1_14_data) == (
         "karpenter.version: Karpenter 1.14.1 supports Kubernetes 1.29-1.36, not the cluster's 1.37 "
         "(got '1.14.1'); fix: use a Karpenter release that supports it, or set "
         "karpenter.acknowledge_unsupported_kubernetes: true to run it anyway"
     )
 
 
-def test_acknowledged_unsupported_kubernetes_minor_loads(karpenter_data: dict[str, Any]) -> None:
-    env = env_from(_on_karpenter_1_14(karpenter_data))
+def test_acknowledged_unsupported_kubernetes_minor_loads(karpenter_1_14_data: dict[str, Any]) -> None:
+    env = env_from(karpenter_1_14_data)
     assert env.karpenter.acknowledge_unsupported_kubernetes
 
 

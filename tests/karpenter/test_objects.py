@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 import yaml
 
-from catalog.labels import DEVICE_MANAGEMENT_LABEL, POOL_LABEL
+from catalog.labels import DEVICE_MANAGEMENT_LABEL, POOL_LABEL, ZONE_LABEL
 from config import load_environment
+from config.load import REPO_ROOT
 from config.model import EnvironmentConfig
 from policy.dra_driver import dra_driver_values
 from policy.karpenter import karpenter_objects, karpenter_yaml, node_role_name
@@ -28,24 +29,25 @@ MAX_MANIFEST_BYTES = 262_144
 
 
 def _variants() -> dict[str, EnvironmentConfig]:
-    """The shipped example plus the shapes it does not show: zone-pinned, existing VPC, reservation tags."""
+    """The shipped example plus the shapes it does not show: an existing VPC, zone-pinned and device-plugin
+    pools, reservations by tags, a dynamic reserved pool with an on-demand fallback."""
     example = load_environment(name="karpenter-example")
-    prod = copy.deepcopy(load_environment(name="prod-example").model_dump(mode="json"))
-    prod["gpu_pools"][1] = {
-        "name": "h200-reserved",
-        "provider": "karpenter",
-        "instance_types": ["p5en.48xlarge"],
-        "zones": ["us-east-1b"],
-        "max_size": 2,
-        "karpenter": {
-            "capacity_types": ["reserved", "on_demand"],
-            "capacity_reservations": [{"tags": {"purpose": "training"}, "owner_account": "111122223333"}],
-            "consolidate_after_minutes": 0,
-        },
+    data: dict[str, Any] = yaml.safe_load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
+    data["network"] = {
+        "existing_vpc": {
+            "vpc_id": "vpc-0a1b2c3d4e5f60718",
+            "private_subnet_ids": {"us-west-2a": "subnet-0a1b2c3d4e5f60711", "us-west-2b": "subnet-0a1b2c3d4e5f60722"},
+        }
     }
-    prod["gpu_pools"][4]["provider"] = "karpenter"
-    prod["gpu_pools"][4]["min_size"] = 0
-    return {"karpenter-example": example, "prod-with-karpenter": env_from(prod)}
+    flex, block = data["gpu_pools"][0], data["gpu_pools"][1]
+    flex.update(zone_pinned=True, dra=False, device_plugin=True)
+    block["name"] = "h200-reserved"
+    block["karpenter"] = {
+        "capacity_types": ["reserved", "on_demand"],
+        "capacity_reservations": [{"tags": {"purpose": "training"}, "owner_account": "111122223333"}],
+        "consolidate_after_minutes": 0,
+    }
+    return {"karpenter-example": example, "existing-vpc": env_from(data)}
 
 
 VARIANTS = _variants()
@@ -158,19 +160,28 @@ def test_node_classes_pin_the_ami_and_lock_down_the_node() -> None:
 
 
 def test_existing_vpc_selects_the_pool_subnets_by_id_and_zone_pinned_pools_split() -> None:
-    objects = _by_name(VARIANTS["prod-with-karpenter"])
-    assert objects["EC2NodeClass/l40s-inference"]["spec"]["subnetSelectorTerms"] == [
+    objects = _by_name(VARIANTS["existing-vpc"])
+    assert objects["EC2NodeClass/l40s-flex"]["spec"]["subnetSelectorTerms"] == [
         {"id": "subnet-0a1b2c3d4e5f60711"},
         {"id": "subnet-0a1b2c3d4e5f60722"},
     ]
     assert objects["EC2NodeClass/h200-reserved"]["spec"]["capacityReservationSelectorTerms"] == [
         {"ownerID": "111122223333", "tags": {"purpose": "training"}}
     ]
-    assert objects["NodePool/h200-reserved-1b"]["spec"]["disruption"]["consolidateAfter"] == "0s"
+    reserved = objects["NodePool/h200-reserved-2a"]["spec"]
+    assert reserved["disruption"]["consolidateAfter"] == "0s"
+    assert reserved["limits"] == {"cpu": "384", "nvidia.com/gpu": "16"}
     assert sorted(n for n in objects if n.startswith("NodePool/")) == [
-        "NodePool/h200-reserved-1b",
-        "NodePool/l40s-inference",
+        "NodePool/h200-reserved-2a",
+        "NodePool/l40s-flex-2a",
+        "NodePool/l40s-flex-2b",
     ]
+    zones = {
+        n: next(r["values"] for r in o["spec"]["template"]["spec"]["requirements"] if r["key"] == ZONE_LABEL)
+        for n, o in objects.items()
+        if n.startswith("NodePool/l40s")
+    }
+    assert zones == {"NodePool/l40s-flex-2a": ["us-west-2a"], "NodePool/l40s-flex-2b": ["us-west-2b"]}
 
 
 def test_dra_pools_carry_the_dra_label_and_device_plugin_pools_theirs() -> None:

@@ -1,0 +1,51 @@
+"""Rules for the ``observability`` section. Each raises one ``ConfigError`` naming field, value and fix."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+from catalog.priority_tiers import TIERS, Tier
+from config.errors import ConfigError
+from config.model import EnvironmentConfig
+
+MIN_OBJECTIVE_SECONDS = 60
+"""``GangPendingOverObjective`` holds for 1m before firing: a shorter objective would measure the hold."""
+
+_SYSTEM_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
+
+
+def check_observability(env: EnvironmentConfig) -> None:
+    config = env.observability
+    where = "observability"
+    if config.namespace in _SYSTEM_NAMESPACES:
+        raise ConfigError(
+            f"{where}.namespace",
+            config.namespace,
+            "the gang exporter does not belong in a namespace Kubernetes owns",
+            "use a platform namespace such as gpu-platform",
+        )
+    if config.managed_prometheus and not config.enabled:
+        raise ConfigError(
+            f"{where}.managed_prometheus",
+            True,
+            "a workspace without the gang exporter has no gang metrics to receive",
+            "set observability.enabled: true, or drop managed_prometheus",
+        )
+    objectives = config.tier_objectives_seconds
+    for tier in Tier:
+        if objectives[tier] < MIN_OBJECTIVE_SECONDS:
+            raise ConfigError(
+                f"{where}.tier_objectives_seconds.{tier.value}",
+                objectives[tier],
+                f"shorter than the alert's {MIN_OBJECTIVE_SECONDS} s hold, so the alert could not tell them apart",
+                f"set at least {MIN_OBJECTIVE_SECONDS} seconds",
+            )
+    by_priority = sorted(Tier, key=lambda t: TIERS[t].value, reverse=True)
+    for higher, lower in pairwise(by_priority):
+        if objectives[higher] > objectives[lower]:
+            raise ConfigError(
+                f"{where}.tier_objectives_seconds.{higher.value}",
+                objectives[higher],
+                f"a higher tier may not wait longer than {lower.value} ({objectives[lower]} s)",
+                f"set {higher.value} to at most {objectives[lower]} seconds, or raise {lower.value}",
+            )

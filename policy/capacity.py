@@ -1,0 +1,82 @@
+"""How many gang pods a topology domain can hold at most: from pool sizes, instance shapes and devices.
+
+Upper bounds from configuration (every pool at ``max_size``), so a gang that does not
+fit here can never be placed: an error before deploy instead of a Pending mystery.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from catalog.device_classes import DeviceClassSpec
+from catalog.instances import INSTANCE_TYPES, InstanceType
+from config.model import CapacityProvider, EnvironmentConfig, GpuPoolConfig
+from policy.gangs import models_selected
+
+SYSTEM_RESERVED_VCPUS = 1
+"""vCPU kept for the kubelet, container runtime and daemon sets on every GPU node."""
+ALLOCATABLE_MEMORY_FRACTION = 0.9
+"""Share of node memory left for pods after kube-reserved and eviction thresholds."""
+MIG_SLICES_PER_GPU = {"1g": 7, "2g": 3, "3g": 2, "4g": 1, "7g": 1}
+
+
+@dataclass(frozen=True)
+class PodShape:
+    """What one GPU pod of a gang asks for."""
+
+    devices: int
+    cpu: int
+    memory_gib: int
+
+
+def devices_per_node(instance: InstanceType, spec: DeviceClassSpec) -> int:
+    """Devices of ``spec``'s class one node offers: whole GPUs, or MIG slices of the class's profile."""
+    if instance.gpu_model not in models_selected(spec):
+        return 0
+    if spec.mig_profile is None:
+        return instance.gpus
+    return instance.gpus * MIG_SLICES_PER_GPU[spec.mig_profile.split(".", 1)[0]]
+
+
+def pods_per_node(instance: InstanceType, spec: DeviceClassSpec, pod: PodShape) -> int:
+    cpu = instance.vcpus - SYSTEM_RESERVED_VCPUS
+    memory = instance.memory_gib * ALLOCATABLE_MEMORY_FRACTION
+    limits = [cpu // pod.cpu, int(memory // pod.memory_gib)]
+    if pod.devices:
+        limits.append(devices_per_node(instance, spec) // pod.devices)
+    return max(0, min(limits))
+
+
+def serves_dra(pool: GpuPoolConfig) -> bool:
+    """Only DRA pools publish ResourceSlices that platform DeviceClasses can allocate from."""
+    return pool.dra
+
+
+def max_nodes_in_zone(pool: GpuPoolConfig, zone: str) -> int:
+    """Upper bound of the pool's nodes in ``zone``: ``max_size`` applies per zone for pinned node
+    groups, and to the whole pool otherwise (all of which may land in one zone)."""
+    return pool.max_size if zone in pool.zones else 0
+
+
+def zone_pod_capacity(env: EnvironmentConfig, spec: DeviceClassSpec, pod: PodShape) -> dict[str, int]:
+    """Most pods of ``pod``'s shape each zone can hold at once."""
+    capacity = dict.fromkeys(env.network.zones, 0)
+    for pool in env.gpu_pools:
+        if not serves_dra(pool):
+            continue
+        per_node = max(pods_per_node(INSTANCE_TYPES[t], spec, pod) for t in pool.instance_types)
+        for zone in pool.zones:
+            capacity[zone] = capacity.get(zone, 0) + max_nodes_in_zone(pool, zone) * per_node
+    return capacity
+
+
+def cluster_pod_capacity(env: EnvironmentConfig, spec: DeviceClassSpec, pod: PodShape) -> int:
+    """Most pods of ``pod``'s shape the whole cluster can hold (no topology constraint)."""
+    total = 0
+    for pool in env.gpu_pools:
+        if not serves_dra(pool):
+            continue
+        per_node = max(pods_per_node(INSTANCE_TYPES[t], spec, pod) for t in pool.instance_types)
+        pinned = pool.zone_pinned and pool.provider is CapacityProvider.MANAGED_NODE_GROUP
+        total += pool.max_size * (len(pool.zones) if pinned else 1) * per_node
+    return total

@@ -1,0 +1,509 @@
+"""Static deadlock checks over one environment's whole rendered object set.
+
+Each check is a pure function of the objects (and the environment, for capacity and
+grants) returning ``Check`` verdicts: ``fail`` for a gang that can never start or an
+object the cluster would drop, ``warn`` for one that may wait. ``run_checks`` runs them all.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from catalog.device_classes import DEVICE_CLASSES, DRIVER_CLASS_NAMES, DeviceClassSpec
+from catalog.instances import INSTANCE_TYPES
+from catalog.labels import ELASTIC_ANNOTATION
+from catalog.priority_tiers import TIERS, Tier
+from config.model import EnvironmentConfig, GpuPoolConfig
+from policy.capacity import PodShape, cluster_pod_capacity, zone_pod_capacity
+from policy.checks import Check, Status
+from policy.gangs import models_selected
+from policy.gate_fields import missing_gates, subject
+from policy.gates import effective_gates
+
+Obj = dict[str, Any]
+_CLASSES_BY_NAME = {spec.name: spec for spec in DEVICE_CLASSES.values()}
+_TIER_BY_CLASS = {spec.priority_class: tier for tier, spec in TIERS.items()}
+_SCARCE = {spec.priority_class for spec in TIERS.values() if spec.scarce}
+
+
+def _ns(obj: Obj) -> str:
+    return str(obj.get("metadata", {}).get("namespace", ""))
+
+
+def _name(obj: Obj) -> str:
+    return str(obj.get("metadata", {}).get("name", ""))
+
+
+def _index(objects: Iterable[Obj], kind: str) -> dict[tuple[str, str], Obj]:
+    return {(_ns(o), _name(o)): o for o in objects if o.get("kind") == kind}
+
+
+def _gang_min(spec: dict[str, Any]) -> int | None:
+    gang = spec.get("schedulingPolicy", {}).get("gang")
+    return None if gang is None else int(gang.get("minCount", gang.get("minGroupCount", 0)))
+
+
+@dataclass(frozen=True)
+class GpuDemand:
+    """The GPU pods of one gang: their shape, their DeviceClass, how many must start together."""
+
+    subject: str
+    device_class: str
+    pod: PodShape
+    min_pods: int
+    all_pods: int
+    topology_key: str | None
+    priority_class: str | None
+
+
+def _quantity_gib(text: str) -> int:
+    units = {"Gi": 1, "Mi": 1 / 1024, "Ti": 1024}
+    for suffix, factor in units.items():
+        if text.endswith(suffix):
+            return int(float(text.removesuffix(suffix)) * factor)
+    return int(int(text) / 2**30)
+
+
+def _pod_gpu_shape(
+    pod_spec: dict[str, Any], namespace: str, claims: dict[tuple[str, str], Obj]
+) -> tuple[str, PodShape] | None:
+    """(DeviceClass, shape) of a pod spec that claims devices through a ResourceClaimTemplate."""
+    for claim in pod_spec.get("resourceClaims", []):
+        template = claims.get((namespace, claim.get("resourceClaimTemplateName", "")))
+        if template is None:
+            continue
+        (request,) = template["spec"]["spec"]["devices"]["requests"][:1]
+        exactly = request.get("exactly", {})
+        requests = pod_spec["containers"][0].get("resources", {}).get("requests", {})
+        shape = PodShape(
+            int(exactly.get("count", 1)),
+            int(float(requests.get("cpu", 1))),
+            _quantity_gib(str(requests.get("memory", "1Gi"))),
+        )
+        return str(exactly.get("deviceClassName")), shape
+    return None
+
+
+def gpu_demands(objects: list[Obj]) -> list[GpuDemand]:
+    """GPU demand per gang: a root PodGroup, a CompositePodGroup tree, or a Job with ``spec.scheduling``."""
+    claims = _index(objects, "ResourceClaimTemplate")
+    groups = _index(objects, "PodGroup")
+    composites = _index(objects, "CompositePodGroup")
+    pods_by_group: dict[tuple[str, str], list[Obj]] = defaultdict(list)
+    for pod in (o for o in objects if o.get("kind") == "Pod"):
+        group = pod["spec"].get("schedulingGroup", {}).get("podGroupName")
+        if group:
+            pods_by_group[(_ns(pod), group)].append(pod)
+    # Gang root: the top composite if any, else the PodGroup itself.
+    members: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+    for key, group in groups.items():
+        parent = group["spec"].get("parentCompositePodGroupName")
+        members[(key[0], parent) if parent else key].append(key)
+    demands = []
+    for root, group_keys in sorted(members.items()):
+        root_obj = composites.get(root) or groups.get(root) or {}
+        spec = root_obj.get("spec", {})
+        topology = spec.get("schedulingConstraints", {}).get("topology", [])
+        shapes: dict[tuple[str, PodShape], list[int]] = defaultdict(lambda: [0, 0])
+        for key in group_keys:
+            pods = pods_by_group.get(key, [])
+            minimum = _gang_min(groups[key]["spec"])
+            gpu_pods = [(p, _pod_gpu_shape(p["spec"], key[0], claims)) for p in pods]
+            gpu_pods = [(p, s) for p, s in gpu_pods if s is not None]
+            for index, (_, found) in enumerate(gpu_pods):
+                assert found is not None
+                counts = shapes[found]
+                counts[1] += 1
+                if minimum is None or index < minimum:
+                    counts[0] += 1 if minimum is not None else 0
+        for (device_class, shape), (min_pods, all_pods) in shapes.items():
+            demands.append(
+                GpuDemand(
+                    subject(root_obj) if root_obj else f"PodGroup/{root[0]}/{root[1]}",
+                    device_class,
+                    shape,
+                    min_pods,
+                    all_pods,
+                    topology[0]["key"] if topology else None,
+                    spec.get("priorityClassName"),
+                )
+            )
+    for job in (o for o in objects if o.get("kind") == "Job" and "scheduling" in o.get("spec", {})):
+        found = _pod_gpu_shape(job["spec"]["template"]["spec"], _ns(job), claims)
+        if found is None:
+            continue
+        scheduling = job["spec"]["scheduling"]
+        topology = scheduling.get("schedulingConstraints", {}).get("topology", [])
+        parallelism = int(job["spec"].get("parallelism", 1))
+        demands.append(
+            GpuDemand(
+                subject(job),
+                found[0],
+                found[1],
+                _gang_min(scheduling) or parallelism,
+                parallelism,
+                topology[0]["key"] if topology else None,
+                job["spec"]["template"]["spec"].get("priorityClassName"),
+            )
+        )
+    return demands
+
+
+def _fail(check: str, obj_subject: str, detail: str, fix: str) -> Check:
+    return Check(check, obj_subject, Status.FAIL, detail, fix)
+
+
+def _warn(check: str, obj_subject: str, detail: str, fix: str) -> Check:
+    return Check(check, obj_subject, Status.WARN, detail, fix)
+
+
+def check_feature_gates(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]:
+    gates_on = effective_gates(env.feature_gates.control_plane)
+    return [
+        _fail(
+            "feature-gates",
+            m.subject,
+            f"field {m.field} needs feature gate {m.gate}, which the cluster lacks",
+            f"add {m.gate} to feature_gates.control_plane (if the cluster provides it) or stop using the field",
+        )
+        for m in missing_gates(objects, gates_on)
+    ]
+
+
+def check_references(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]:
+    del env
+    groups = _index(objects, "PodGroup")
+    workloads = _index(objects, "Workload")
+    composites = _index(objects, "CompositePodGroup")
+    found: list[Check] = []
+    for obj in objects:
+        kind, ns = obj.get("kind"), _ns(obj)
+        if kind == "Pod":
+            group = obj["spec"].get("schedulingGroup", {}).get("podGroupName")
+            if group and (ns, group) not in groups:
+                found.append(
+                    _fail(
+                        "references",
+                        subject(obj),
+                        f"spec.schedulingGroup.podGroupName {group!r} "
+                        "names no PodGroup in its namespace; the Pod would stay Pending",
+                        f"create PodGroup {group} in {ns} or fix the name",
+                    )
+                )
+        if kind in ("PodGroup", "CompositePodGroup"):
+            ref = obj["spec"].get("workloadRef")
+            if ref is not None:
+                workload = workloads.get((ns, ref.get("workloadName", "")))
+                if workload is None:
+                    found.append(
+                        _fail(
+                            "references",
+                            subject(obj),
+                            f"spec.workloadRef names Workload {ref.get('workloadName')!r}, which does not exist",
+                            "create the Workload first or fix workloadRef",
+                        )
+                    )
+                elif ref.get("templateName") not in _template_names(workload):
+                    found.append(
+                        _fail(
+                            "references",
+                            subject(obj),
+                            f"spec.workloadRef.templateName "
+                            f"{ref.get('templateName')!r} is not a template of {_name(workload)}",
+                            f"use one of {sorted(_template_names(workload))}",
+                        )
+                    )
+            parent = obj["spec"].get("parentCompositePodGroupName")
+            if parent and (ns, parent) not in composites:
+                found.append(
+                    _fail(
+                        "references",
+                        subject(obj),
+                        f"spec.parentCompositePodGroupName {parent!r} "
+                        "names no CompositePodGroup in its namespace; the group would never schedule",
+                        f"create CompositePodGroup {parent} in {ns} or fix the name",
+                    )
+                )
+    return found
+
+
+def _template_names(workload: Obj) -> set[str]:
+    names: set[str] = set()
+    stack = list(workload["spec"].get("compositePodGroupTemplates", []))
+    names |= {t["name"] for t in workload["spec"].get("podGroupTemplates", [])}
+    while stack:
+        template = stack.pop()
+        names.add(template["name"])
+        names |= {t["name"] for t in template.get("podGroupTemplates", [])}
+        stack += template.get("compositePodGroupTemplates", [])
+    return names
+
+
+def check_gang_size(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]:
+    del env
+    workloads = _index(objects, "Workload")
+    members: dict[tuple[str, str], int] = defaultdict(int)
+    for pod in (o for o in objects if o.get("kind") == "Pod"):
+        group = pod["spec"].get("schedulingGroup", {}).get("podGroupName")
+        if group:
+            members[(_ns(pod), group)] += 1
+    found = []
+    for (ns, name), group in _index(objects, "PodGroup").items():
+        minimum = _gang_min(group["spec"])
+        if minimum is None:
+            continue
+        replicas = members.get((ns, name), 0)
+        if minimum > replicas:
+            found.append(
+                _fail(
+                    "gang-size",
+                    subject(group),
+                    f"gang minCount {minimum} exceeds the {replicas} pods that join the group; it can never start",
+                    "lower minCount or add pods",
+                )
+            )
+        elif minimum < replicas:
+            workload = workloads.get((ns, group["spec"].get("workloadRef", {}).get("workloadName", "")), {})
+            if workload.get("metadata", {}).get("annotations", {}).get(ELASTIC_ANNOTATION) != "true":
+                found.append(
+                    _fail(
+                        "gang-size",
+                        subject(group),
+                        f"gang minCount {minimum} is below its {replicas} pods without an elastic acknowledgement",
+                        f"set elastic: true in the run, or annotate the Workload {ELASTIC_ANNOTATION}: 'true'",
+                    )
+                )
+    for job in (o for o in objects if o.get("kind") == "Job" and "scheduling" in o.get("spec", {})):
+        minimum = _gang_min(job["spec"]["scheduling"])
+        parallelism = int(job["spec"].get("parallelism", 1))
+        if minimum is not None and minimum > parallelism:
+            found.append(
+                _fail(
+                    "gang-size",
+                    subject(job),
+                    f"gang minCount {minimum} exceeds parallelism {parallelism}; the Job can never start",
+                    "set minCount <= parallelism",
+                )
+            )
+    return found
+
+
+def _serving_pools(env: EnvironmentConfig, spec: DeviceClassSpec) -> list[GpuPoolConfig]:
+    models = models_selected(spec)
+    return [p for p in env.gpu_pools if p.dra and any(INSTANCE_TYPES[t].gpu_model in models for t in p.instance_types)]
+
+
+def check_device_classes(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]:
+    found = []
+    for template in (o for o in objects if o.get("kind") == "ResourceClaimTemplate"):
+        for request in template["spec"]["spec"]["devices"]["requests"]:
+            name = request.get("exactly", {}).get("deviceClassName", "")
+            spec = _CLASSES_BY_NAME.get(name)
+            if spec is None:
+                detail = (
+                    "uses the driver's own class"
+                    if name in DRIVER_CLASS_NAMES
+                    else "uses a DeviceClass the platform does not publish"
+                )
+                found.append(
+                    _fail(
+                        "device-classes",
+                        subject(template),
+                        f"{detail} {name!r}",
+                        "request a platform DeviceClass (<shape>.gpu-platform.io)",
+                    )
+                )
+            elif not _serving_pools(env, spec):
+                models = ", ".join(sorted(m.value for m in models_selected(spec))) or "none"
+                found.append(
+                    _fail(
+                        "device-classes",
+                        subject(template),
+                        f"DeviceClass {name} selects GPU models "
+                        f"({models}) that no DRA pool of {env.name} provides; claims would never allocate",
+                        "add a DRA GPU pool with a matching instance type or use another DeviceClass",
+                    )
+                )
+    return found
+
+
+def _capacity_detail(env: EnvironmentConfig, demand: GpuDemand, spec: DeviceClassSpec) -> tuple[int, str]:
+    if demand.topology_key:
+        by_zone = zone_pod_capacity(env, spec, demand.pod)
+        zone, best = max(sorted(by_zone.items()), key=lambda item: item[1])
+        return best, f"the largest zone ({zone}) holds at most {best}"
+    best = cluster_pod_capacity(env, spec, demand.pod)
+    return best, f"the cluster holds at most {best}"
+
+
+def _shape_text(demand: GpuDemand) -> str:
+    pod = demand.pod
+    return f"{pod.devices} x {demand.device_class}, {pod.cpu} CPU, {pod.memory_gib}Gi"
+
+
+def check_capacity(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]:
+    found = []
+    for demand in gpu_demands(objects):
+        spec = _CLASSES_BY_NAME.get(demand.device_class)
+        if spec is None or not _serving_pools(env, spec):
+            continue  # reported by check_device_classes
+        best, where = _capacity_detail(env, demand, spec)
+        domain = "one zone" if demand.topology_key else "the cluster"
+        if demand.min_pods > best:
+            found.append(
+                _fail(
+                    "capacity",
+                    demand.subject,
+                    f"gang needs {demand.min_pods} pods of {_shape_text(demand)} in {domain}; {where}",
+                    f"raise max_size of a pool serving {spec.shape.value}"
+                    f"{' in one zone' if demand.topology_key else ''}, or lower replicas",
+                )
+            )
+        elif demand.all_pods > best:
+            found.append(
+                _warn(
+                    "capacity",
+                    demand.subject,
+                    f"all {demand.all_pods} pods of {_shape_text(demand)} do not fit in {domain} ({where}); "
+                    f"only the gang minimum {demand.min_pods} does",
+                    "raise max_size or lower replicas",
+                )
+            )
+    return found
+
+
+def _tolerates(tolerations: list[dict[str, Any]], pool: GpuPoolConfig) -> bool:
+    def covered(key: str, value: str, effect: str) -> bool:
+        return any(
+            t.get("key") in (key, None)
+            and t.get("effect") in (effect, None)
+            and (t.get("operator") == "Exists" or t.get("value", "") == value)
+            for t in tolerations
+        )
+
+    return all(covered(t.key, t.value, t.effect.value) for t in pool.taints if t.effect.value != "PreferNoSchedule")
+
+
+def check_tolerations(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]:
+    claims = _index(objects, "ResourceClaimTemplate")
+    found = []
+    for obj in objects:
+        if obj.get("kind") == "Pod":
+            pod_spec = obj["spec"]
+        elif obj.get("kind") == "Job":
+            pod_spec = obj["spec"]["template"]["spec"]
+        else:
+            continue
+        shape = _pod_gpu_shape(pod_spec, _ns(obj), claims)
+        spec = _CLASSES_BY_NAME.get(shape[0]) if shape else None
+        if spec is None:
+            continue
+        pools = _serving_pools(env, spec)
+        if pools and not any(_tolerates(pod_spec.get("tolerations", []), p) for p in pools):
+            taints = sorted({f"{t.key}={t.value}:{t.effect.value}" for p in pools for t in p.taints})
+            found.append(
+                _fail(
+                    "tolerations",
+                    subject(obj),
+                    f"needs {spec.name} but tolerates the taints of no pool that serves it ({', '.join(taints)})",
+                    "add tolerations for those taints",
+                )
+            )
+    return found
+
+
+def _priority_classes(obj: Obj) -> set[str]:
+    spec = obj.get("spec", {})
+    if obj.get("kind") == "Job":
+        spec = spec.get("template", {}).get("spec", {})
+    names = {spec.get("priorityClassName")} if spec.get("priorityClassName") else set()
+    stack = [*spec.get("podGroupTemplates", []), *spec.get("compositePodGroupTemplates", [])]
+    while stack:
+        template = stack.pop()
+        if template.get("priorityClassName"):
+            names.add(template["priorityClassName"])
+        stack += [*template.get("podGroupTemplates", []), *template.get("compositePodGroupTemplates", [])]
+    return names
+
+
+def check_priority_tiers(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]:
+    granted: dict[str, set[Tier]] = defaultdict(set)
+    for team in env.platform.teams.values():
+        granted[team.namespace] |= set(team.tiers)
+    for namespace in env.platform.platform_namespaces:
+        granted[namespace].add(Tier.CRITICAL)
+    found = []
+    for obj in objects:
+        for name in sorted(_priority_classes(obj)):
+            tier = _TIER_BY_CLASS.get(name)
+            if tier is None:
+                found.append(
+                    _fail(
+                        "priority-tiers",
+                        subject(obj),
+                        f"priorityClassName {name!r} is not a platform tier",
+                        f"use one of {', '.join(t.priority_class for t in TIERS.values())}",
+                    )
+                )
+            elif tier not in granted.get(_ns(obj), set()):
+                found.append(
+                    _fail(
+                        "priority-tiers",
+                        subject(obj),
+                        f"tier {tier.value} is not granted to namespace {_ns(obj)}",
+                        "use a granted tier or grant it under platform.teams",
+                    )
+                )
+    return found
+
+
+def check_competition(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]:
+    """High-priority gangs of one DeviceClass whose sum exceeds a domain preempt each other or wait."""
+    by_class: dict[str, list[GpuDemand]] = defaultdict(list)
+    for demand in gpu_demands(objects):
+        if demand.priority_class in _SCARCE:
+            by_class[demand.device_class].append(demand)
+    found = []
+    for device_class, demands in sorted(by_class.items()):
+        spec = _CLASSES_BY_NAME.get(device_class)
+        if spec is None or len(demands) < 2 or not _serving_pools(env, spec):
+            continue
+        pod = max((d.pod for d in demands), key=lambda p: (p.devices, p.cpu, p.memory_gib))
+        needed = sum(d.min_pods for d in demands)
+        zone_best = max(zone_pod_capacity(env, spec, pod).values())
+        if needed > zone_best:
+            names = ", ".join(sorted(d.subject for d in demands))
+            found.append(
+                _warn(
+                    "competition",
+                    device_class,
+                    f"high-priority gangs need {needed} pods together but one zone holds {zone_best}: {names}",
+                    "stagger them, or add capacity",
+                )
+            )
+    return found
+
+
+CHECKS: tuple[Callable[[EnvironmentConfig, list[Obj]], list[Check]], ...] = (
+    check_feature_gates,
+    check_references,
+    check_gang_size,
+    check_device_classes,
+    check_capacity,
+    check_tolerations,
+    check_priority_tiers,
+    check_competition,
+)
+
+
+def run_checks(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]:
+    """Every finding, plus one ``ok`` line per check that found nothing."""
+    results: list[Check] = []
+    for check in CHECKS:
+        findings = check(env, objects)
+        name = check.__name__.removeprefix("check_").replace("_", "-")
+        results += findings or [Check(name, env.name, Status.OK, f"{len(objects)} objects checked")]
+    return results

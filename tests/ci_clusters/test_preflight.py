@@ -1,0 +1,360 @@
+"""Preflight against stubbed AWS APIs (botocore ``Stubber``, real request/response shapes)."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from contextlib import redirect_stdout
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+from botocore.stub import Stubber
+
+from cli.preflight import gather, main
+from config import load_environment
+from policy.checks import Check, Status
+from policy.preflight import quota_needs
+
+NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+EXAMPLE = Path(__file__).resolve().parent / "environment.yaml"
+ACCOUNT = "111122223333"
+BLOCK = "cr-0123456789abcdef0"
+ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")
+ASKED_TYPES = [
+    "g6e.12xlarge",
+    "g6e.24xlarge",
+    "m7i.xlarge",
+    "p4d.24xlarge",
+    "p5.48xlarge",
+    "p5en.48xlarge",
+    "p6-b200.48xlarge",
+]
+QUOTA_NAMES = {
+    "L-1216C47A": "Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances",
+    "L-417A185B": "Running On-Demand P instances",
+    "L-7212CCBC": "All P Spot Instance Requests",
+    "L-DB2E81BA": "Running On-Demand G and VT instances",
+}
+
+
+@dataclass
+class World:
+    """What the account looks like; every field starts out good for ``environment.yaml``."""
+
+    quotas: dict[str, float | None] = field(
+        default_factory=lambda: {"L-1216C47A": 256, "L-417A185B": 3072, "L-7212CCBC": 768, "L-DB2E81BA": 768}
+    )
+    offered: dict[str, list[str]] = field(default_factory=lambda: {z: list(ASKED_TYPES) for z in ZONES})
+    reservation: dict[str, Any] | None = field(
+        default_factory=lambda: {
+            "CapacityReservationId": BLOCK,
+            "OwnerId": ACCOUNT,
+            "CapacityReservationArn": f"arn:aws:ec2:us-east-1:{ACCOUNT}:capacity-reservation/{BLOCK}",
+            "AvailabilityZoneId": "use1-az4",
+            "InstanceType": "p5en.48xlarge",
+            "InstancePlatform": "Linux/UNIX",
+            "AvailabilityZone": "us-east-1b",
+            "Tenancy": "default",
+            "TotalInstanceCount": 2,
+            "AvailableInstanceCount": 2,
+            "EbsOptimized": True,
+            "EphemeralStorage": False,
+            "State": "active",
+            "StartDate": datetime(2026, 11, 28, 11, 30, tzinfo=UTC),
+            "EndDate": datetime(2026, 12, 12, 11, 30, tzinfo=UTC),
+            "EndDateType": "limited",
+            "InstanceMatchCriteria": "targeted",
+            "CreateDate": datetime(2026, 11, 20, 17, 2, tzinfo=UTC),
+            "Tags": [],
+            "ReservationType": "capacity-block",
+            "CapacityBlockId": "cb-0a1b2c3d4e5f60718",
+        }
+    )
+    eks_status: str | None = "STANDARD_SUPPORT"
+
+
+_REAL_CLIENT = boto3.client
+
+
+def _client(service: str) -> Any:
+    return _REAL_CLIENT(service, region_name="us-east-1", aws_access_key_id="testing", aws_secret_access_key="testing")
+
+
+def _quota(code: str, value: float) -> dict[str, Any]:
+    return {
+        "Quota": {
+            "ServiceCode": "ec2",
+            "ServiceName": "Amazon Elastic Compute Cloud (Amazon EC2)",
+            "QuotaArn": f"arn:aws:servicequotas:us-east-1:{ACCOUNT}:ec2/{code}",
+            "QuotaCode": code,
+            "QuotaName": QUOTA_NAMES[code],
+            "Value": value,
+            "Unit": "None",
+            "Adjustable": True,
+            "GlobalQuota": False,
+        }
+    }
+
+
+@dataclass
+class Clients:
+    ec2: Any
+    service_quotas: Any
+    eks: Any
+    stubs: list[Stubber]
+
+
+def stubbed(world: World) -> Clients:
+    """Clients that answer preflight's calls, in order, from ``world``."""
+    ec2, quotas, eks = _client("ec2"), _client("service-quotas"), _client("eks")
+    quota_stub, ec2_stub, eks_stub = Stubber(quotas), Stubber(ec2), Stubber(eks)
+    for code in sorted(QUOTA_NAMES):
+        params = {"ServiceCode": "ec2", "QuotaCode": code}
+        value = world.quotas.get(code)
+        if value is None:
+            quota_stub.add_client_error("get_service_quota", "NoSuchResourceException", expected_params=params)
+            quota_stub.add_response("get_aws_default_service_quota", _quota(code, 0), params)
+        else:
+            quota_stub.add_response("get_service_quota", _quota(code, value), params)
+    offerings = [
+        {"InstanceType": t, "LocationType": "availability-zone", "Location": z}
+        for z, types in sorted(world.offered.items())
+        for t in types
+    ]
+    filters = [
+        {"Name": "location", "Values": list(ZONES)},
+        {"Name": "instance-type", "Values": ASKED_TYPES},
+    ]
+    # Two pages, as the real API returns for long lists.
+    half = len(offerings) // 2
+    ec2_stub.add_response(
+        "describe_instance_type_offerings",
+        {"InstanceTypeOfferings": offerings[:half], "NextToken": "page-2"},
+        {"LocationType": "availability-zone", "Filters": filters},
+    )
+    ec2_stub.add_response(
+        "describe_instance_type_offerings",
+        {"InstanceTypeOfferings": offerings[half:]},
+        {"LocationType": "availability-zone", "Filters": filters, "NextToken": "page-2"},
+    )
+    if world.reservation is None:
+        ec2_stub.add_client_error(
+            "describe_capacity_reservations",
+            "InvalidCapacityReservationId.NotFound",
+            f"The capacity reservation ID '{BLOCK}' does not exist",
+            expected_params={"CapacityReservationIds": [BLOCK]},
+        )
+    else:
+        ec2_stub.add_response(
+            "describe_capacity_reservations",
+            {"CapacityReservations": [world.reservation]},
+            {"CapacityReservationIds": [BLOCK]},
+        )
+    versions = []
+    if world.eks_status is not None:
+        versions.append(
+            {
+                "clusterVersion": "1.37",
+                "clusterType": "eks",
+                "defaultPlatformVersion": "eks.3",
+                "defaultVersion": False,
+                "releaseDate": datetime(2026, 9, 22, tzinfo=UTC),
+                "endOfStandardSupportDate": datetime(2027, 11, 22, tzinfo=UTC),
+                "endOfExtendedSupportDate": datetime(2029, 5, 22, tzinfo=UTC),
+                "status": world.eks_status.lower().replace("_", "-"),
+                "versionStatus": world.eks_status,
+                "kubernetesPatchVersion": "1.37.2",
+            }
+        )
+    eks_stub.add_response("describe_cluster_versions", {"clusterVersions": versions}, {"clusterVersions": ["1.37"]})
+    stubs = [quota_stub, ec2_stub, eks_stub]
+    for stub in stubs:
+        stub.activate()
+    return Clients(ec2, quotas, eks, stubs)
+
+
+def run(world: World) -> list[Check]:
+    clients = stubbed(world)
+    checks = gather(
+        load_environment(path=EXAMPLE),
+        ec2=clients.ec2,
+        service_quotas=clients.service_quotas,
+        eks=clients.eks,
+        now=NOW,
+    )
+    for stub in clients.stubs:
+        stub.assert_no_pending_responses()
+    return checks
+
+
+def failures(checks: list[Check]) -> list[tuple[str, str, str]]:
+    return [(c.check, c.subject, c.detail) for c in checks if c.status is Status.FAIL]
+
+
+def test_prod_example_needs_these_quotas() -> None:
+    needs = {n.quota.code: (n.vcpus, n.parts) for n in quota_needs(load_environment(path=EXAMPLE))}
+    assert needs == {
+        "L-1216C47A": (24, ("system: 6 x m7i.xlarge",)),
+        "L-417A185B": (2688, ("h100: 12 x p5.48xlarge", "b200: 2 x p6-b200.48xlarge")),
+        "L-7212CCBC": (384, ("a100: 4 x p4d.24xlarge",)),
+        "L-DB2E81BA": (576, ("l40s-inference: 6 x g6e.24xlarge",)),
+    }
+
+
+def test_all_good() -> None:
+    checks = run(World())
+    assert failures(checks) == []
+    assert [c.status for c in checks] == [Status.OK] * len(checks)
+    assert [c.check for c in checks] == ["eks-version"] + ["quota"] * 4 + ["offering"] * 12 + ["reservation"]
+    assert checks[-1].detail == (
+        "active from 2026-11-28 11:30 UTC to 2026-12-12 11:30 UTC: 2 x p5en.48xlarge in us-east-1b"
+    )
+
+
+def test_quota_too_low() -> None:
+    world = World()
+    world.quotas["L-DB2E81BA"] = 192
+    assert failures(run(world)) == [
+        (
+            "quota",
+            "L-DB2E81BA Running On-Demand G and VT instances",
+            "needs 576 vCPUs (l40s-inference: 6 x g6e.24xlarge), quota is 192",
+        )
+    ]
+
+
+def test_quota_never_raised_falls_back_to_the_aws_default() -> None:
+    world = World()
+    world.quotas["L-7212CCBC"] = None  # NoSuchResourceException -> the AWS default (0 for P spot)
+    assert failures(run(world)) == [
+        ("quota", "L-7212CCBC All P Spot Instance Requests", "needs 384 vCPUs (a100: 4 x p4d.24xlarge), quota is 0")
+    ]
+
+
+def test_type_not_offered_in_a_zone() -> None:
+    world = World()
+    world.offered["us-east-1c"].remove("p6-b200.48xlarge")
+    checks = run(world)
+    assert failures(checks) == [("offering", "b200 in us-east-1c", "not offered in us-east-1c: p6-b200.48xlarge")]
+    (failed,) = [c for c in checks if c.status is Status.FAIL]
+    assert failed.fix == "drop the type from the pool or use a zone that offers it"
+
+
+def test_reservation_in_the_wrong_zone() -> None:
+    world = World()
+    assert world.reservation is not None
+    world.reservation["AvailabilityZone"] = "us-east-1a"
+    checks = run(world)
+    assert failures(checks) == [("reservation", f"h200-block {BLOCK}", "in us-east-1a, the pool is in us-east-1b")]
+    assert checks[-1].fix == "set the pool's zones to [us-east-1a]"
+
+
+def test_expired_reservation() -> None:
+    world = World()
+    assert world.reservation is not None
+    world.reservation.update(
+        State="expired",
+        StartDate=datetime(2026, 11, 10, 11, 30, tzinfo=UTC),
+        EndDate=datetime(2026, 11, 24, 11, 30, tzinfo=UTC),
+        AvailableInstanceCount=0,
+    )
+    assert failures(run(world)) == [("reservation", f"h200-block {BLOCK}", "expired at 2026-11-24 11:30 UTC")]
+
+
+def test_active_reservation_past_its_end_counts_as_expired() -> None:
+    world = World()
+    assert world.reservation is not None
+    world.reservation["EndDate"] = NOW - timedelta(minutes=5)
+    assert failures(run(world))[0][2].startswith("expired at ")
+
+
+def test_scheduled_block_passes_and_says_when_it_starts() -> None:
+    world = World()
+    assert world.reservation is not None
+    world.reservation.update(State="scheduled", StartDate=NOW + timedelta(days=2), EndDate=NOW + timedelta(days=9))
+    (check,) = [c for c in run(world) if c.check == "reservation"]
+    assert check.status is Status.OK
+    assert check.detail.startswith("scheduled, starts from 2026-12-03 09:00 UTC")
+
+
+def test_reservation_not_found_and_wrong_type_of_reservation() -> None:
+    assert failures(run(World(reservation=None))) == [("reservation", f"h200-block {BLOCK}", "not found")]
+    world = World()
+    assert world.reservation is not None
+    world.reservation.update(ReservationType="default", InstanceType="p5.48xlarge", TotalInstanceCount=1)
+    (check,) = [c for c in run(world) if c.check == "reservation"]
+    assert check.status is Status.FAIL
+    assert check.detail == (
+        "an On-Demand Capacity Reservation, not a Capacity Block; holds p5.48xlarge, the pool launches "
+        "p5en.48xlarge; holds 1 instances, the pool may ask for 2"
+    )
+
+
+def test_kubernetes_version_not_offered() -> None:
+    assert failures(run(World(eks_status=None))) == [
+        ("eks-version", "Kubernetes 1.37 in us-east-1", "EKS does not offer this version here")
+    ]
+    (check,) = [c for c in run(World(eks_status="EXTENDED_SUPPORT")) if c.check == "eks-version"]
+    assert check.status is Status.WARN
+
+
+@pytest.fixture
+def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
+    """Route ``main``'s boto3 clients to stubs built from the yielded world when the first client is made."""
+    world = World()
+    built: dict[str, Any] = {}
+
+    def client(service: str, region_name: str) -> Any:
+        assert region_name == "us-east-1"
+        if not built:
+            clients = stubbed(world)
+            built.update({"ec2": clients.ec2, "service-quotas": clients.service_quotas, "eks": clients.eks})
+        return built[service]
+
+    monkeypatch.setattr(boto3, "client", client)
+    yield world
+
+
+def _main(*args: str) -> tuple[int, str]:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        code = main(["--config", str(EXAMPLE), *args])
+    return code, out.getvalue()
+
+
+def test_command_prints_a_table_and_exits_zero(aws: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    import cli.preflight
+
+    monkeypatch.setattr(cli.preflight, "datetime", _FixedNow)
+    code, out = _main()
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "preflight fixed-example (us-east-1)"
+    assert lines[1].split() == ["CHECK", "SUBJECT", "STATUS", "DETAIL"]
+    assert lines[-1] == "18 ok, 0 warn, 0 fail, 0 skip"
+
+
+def test_command_json_and_exit_code_on_failure(aws: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    import cli.preflight
+
+    monkeypatch.setattr(cli.preflight, "datetime", _FixedNow)
+    aws.quotas["L-417A185B"] = 1536
+    code, out = _main("--json")
+    assert code == 1
+    report = json.loads(out)
+    assert report["ok"] is False
+    assert report["environment"] == "fixed-example"
+    (failed,) = [c for c in report["checks"] if c["status"] == "fail"]
+    assert failed["subject"] == "L-417A185B Running On-Demand P instances"
+    assert failed["fix"] == "request L-417A185B >= 2688 in Service Quotas (us-east-1), or lower max_size"
+
+
+class _FixedNow(datetime):
+    @classmethod
+    def now(cls, tz: Any = None) -> _FixedNow:  # type: ignore[override]
+        return cls(2026, 12, 1, 9, 0, tzinfo=UTC)
