@@ -17,12 +17,15 @@ from charts.admission_policies import GangAdmissionPolicies
 from charts.cluster_objects import PlatformDeviceClasses, PriorityTiers
 from charts.gangs import GANG_CONSTRUCTS
 from charts.namespaces import PlatformNamespaces
+from charts.observability import environment_objects
 from charts.summary import summary_markdown
 from charts.yaml_output import dump_objects
 from config.errors import ConfigError
 from config.model import EnvironmentConfig
 from config.teams import TeamRun, load_team_runs
+from observability.dashboard import dashboard_json
 from policy.gangs import GangPlan
+from policy.karpenter import karpenter_objects
 from policy.workload_rules import WorkloadRuleError, check_objects
 
 Objects = list[dict[str, Any]]
@@ -90,6 +93,11 @@ def render_environment(env: EnvironmentConfig, *, team_runs: list[TeamRun] | Non
     app = App()
     cluster = render_cluster_objects(env, app)
     rendered = RenderedEnvironment(files=dict(cluster), cluster_files=tuple(cluster))
+    karpenter = karpenter_objects(env)
+    if karpenter:  # deployed by the Karpenter construct after its CRDs and controller
+        rendered.files["karpenter.yaml"] = karpenter
+    if env.observability.enabled:  # deployed by the cluster stack with the exporter image asset
+        rendered.files["observability.yaml"] = environment_objects(env, app=app)
     for team_run in load_team_runs(env) if team_runs is None else team_runs:
         objects, plan = render_team_run(app, env, team_run)
         rendered.files[f"teams/{team_run.team}/{team_run.name}.yaml"] = objects
@@ -118,4 +126,6 @@ def output_files(env: EnvironmentConfig, rendered: RenderedEnvironment) -> dict[
     """File path -> text, including the reviewers' SUMMARY.md."""
     files = {path: dump_objects(objs) for path, objs in sorted(rendered.files.items())}
     files["SUMMARY.md"] = summary_markdown(env, rendered.plans)
+    if env.observability.enabled:
+        files["grafana-dashboard.json"] = dashboard_json()
     return files

@@ -37,7 +37,7 @@ def check_observability(env: EnvironmentConfig) -> None:
             raise ConfigError(
                 f"{where}.tier_objectives_seconds.{tier.value}",
                 objectives[tier],
-                f"shorter than the alert's {MIN_OBJECTIVE_SECONDS} s hold, so the alert could not tell them apart",
+                f"objective is shorter than the {MIN_OBJECTIVE_SECONDS} s the alert holds before it fires",
                 f"set at least {MIN_OBJECTIVE_SECONDS} seconds",
             )
     by_priority = sorted(Tier, key=lambda t: TIERS[t].value, reverse=True)
@@ -46,6 +46,6 @@ def check_observability(env: EnvironmentConfig) -> None:
             raise ConfigError(
                 f"{where}.tier_objectives_seconds.{higher.value}",
                 objectives[higher],
-                f"a higher tier may not wait longer than {lower.value} ({objectives[lower]} s)",
+                f"objective is longer than that of the lower tier {lower.value} ({objectives[lower]} s)",
                 f"set {higher.value} to at most {objectives[lower]} seconds, or raise {lower.value}",
             )

@@ -1,7 +1,7 @@
 """Karpenter GPU capacity from config, as plain dicts: NodePools, EC2NodeClasses, chart values.
 
 Pure functions with no CDK import. ``karpenter_objects(env)`` is the reviewable output
-(``dist/<env>/karpenter.yaml`` through ``karpenter_yaml``); ``stacks.karpenter`` deploys the
+(``dist/<env>/karpenter.yaml``, written by ``charts.render``); ``stacks.karpenter`` deploys the
 same dicts. Object names are a public contract: a NodePool is named after its pool (plus
 the zone suffix when ``zone_pinned``), an EC2NodeClass after its pool.
 
@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-
-import yaml
 
 from catalog import versions
 from catalog.instances import INSTANCE_TYPES, InstanceType
@@ -248,11 +246,6 @@ def karpenter_objects(env: EnvironmentConfig) -> list[dict[str, Any]]:
     classes = sorted((ec2_node_class(env, p) for p in pools), key=lambda o: str(o["metadata"]["name"]))
     pools_out = sorted((o for p in pools for o in node_pools(p)), key=lambda o: str(o["metadata"]["name"]))
     return [_sorted(o) for o in (*classes, *pools_out)]
-
-
-def karpenter_yaml(env: EnvironmentConfig) -> str:
-    """``karpenter_objects`` as one multi-document YAML file ("" without Karpenter pools)."""
-    return "".join(f"---\n{yaml.safe_dump(o, sort_keys=True)}" for o in karpenter_objects(env))
 
 
 def karpenter_chart_values(env: EnvironmentConfig) -> dict[str, Any]:

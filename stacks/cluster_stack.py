@@ -18,6 +18,7 @@ from stacks.gpu_drivers import DevicePlugin, DraDriver
 from stacks.karpenter import Karpenter
 from stacks.network import ClusterNetwork
 from stacks.node_groups import GpuNodePool, SystemNodeGroup, node_role
+from stacks.observability import GangObservabilityDeployment
 from stacks.platform_objects import PlatformObjects
 from stacks.stack_ttl import StackTimeToLive
 from stacks.verification import ServedApiCheck
@@ -121,7 +122,7 @@ class GpuClusterStack(Stack):
             )
         if env.dra_driver.enabled:
             self.dra_driver = DraDriver(self, "DraDriver", cluster=self.cluster, env=env)
-            self.dra_driver.node.add_dependency(self.system_nodes)
+            self.dra_driver.node.add_dependency(self.system_nodes.nodegroup)
         self.platform_objects = PlatformObjects(
             self,
             "PlatformObjects",
@@ -130,7 +131,14 @@ class GpuClusterStack(Stack):
             drivers=[self.dra_driver] if env.dra_driver.enabled else [],
         )
         if any(pool.device_plugin for pool in env.gpu_pools):
-            DevicePlugin(self, "DevicePlugin", cluster=self.cluster, env=env).node.add_dependency(self.system_nodes)
+            DevicePlugin(self, "DevicePlugin", cluster=self.cluster, env=env).node.add_dependency(
+                self.system_nodes.nodegroup
+            )
+
+        if env.observability.enabled:
+            self.observability = GangObservabilityDeployment(
+                self, "Observability", cluster=self.cluster, env=env, platform_objects=self.platform_objects
+            )
 
         ServedApiCheck(
             self,

@@ -10,21 +10,10 @@ from catalog.labels import DEVICE_MANAGEMENT_LABEL
 from config import load_environment
 from policy.dra_driver import device_plugin_values, dra_driver_values
 from policy.node_pools import gpu_node_labels, node_config_user_data, node_group_plans
+from tests.chart_values import unknown_keys
 from tests.conftest import REFERENCE, env_from
 
 DRA_CHART_VALUES = REFERENCE / "dra-driver-nvidia-gpu-v0.4.1" / "chart-values.yaml"
-
-
-def _unknown_keys(ours: dict[str, Any], chart: dict[str, Any], prefix: str = "") -> list[str]:
-    """Keys we set that the chart does not declare; below a chart default of ``{}`` any key is free-form."""
-    unknown = []
-    for key, value in ours.items():
-        path = f"{prefix}{key}"
-        if key not in chart:
-            unknown.append(path)
-        elif isinstance(value, dict) and isinstance(chart[key], dict) and chart[key]:
-            unknown += _unknown_keys(value, chart[key], f"{path}.")
-    return unknown
 
 
 def test_zone_pinned_pool_gets_one_node_group_per_zone() -> None:
@@ -65,8 +54,8 @@ def test_user_data_is_a_mime_nodeconfig_with_the_kubelet_gates() -> None:
 
 def test_every_dra_driver_value_exists_in_the_chart() -> None:
     chart = yaml.safe_load(DRA_CHART_VALUES.read_text())
-    assert _unknown_keys(dra_driver_values(load_environment(name="prod-example")), chart) == []
-    assert _unknown_keys({"kubeletPlugin": {"nodeSelectorr": {}}}, chart) == ["kubeletPlugin.nodeSelectorr"]
+    assert unknown_keys(dra_driver_values(load_environment(name="prod-example")), chart) == []
+    assert unknown_keys({"kubeletPlugin": {"nodeSelectorr": {}}}, chart) == ["kubeletPlugin.nodeSelectorr"]
 
 
 def test_dra_driver_values_pin_the_kubelet_plugin_to_dra_pools() -> None:

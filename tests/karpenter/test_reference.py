@@ -10,6 +10,7 @@ from catalog.karpenter import INTERRUPTION_EVENTS, KARPENTER_RELEASES
 from config import load_environment
 from policy.karpenter import compatibility_warning, karpenter_chart_values
 from policy.karpenter_iam import controller_policies
+from tests.chart_values import unknown_keys
 from tests.conftest import env_from
 from tests.karpenter.crds import reference_chart_values, reference_cloudformation
 
@@ -23,25 +24,14 @@ QUEUE_ARN = f"arn:aws:sqs:us-west-2:{ACCOUNT}:{CLUSTER}-karpenter"
 CLUSTER_ARN = f"arn:aws:eks:us-west-2:{ACCOUNT}:cluster/{CLUSTER}"
 
 
-def _unknown_keys(ours: dict[str, Any], chart: dict[str, Any], prefix: str = "") -> list[str]:
-    unknown = []
-    for key, value in ours.items():
-        path = f"{prefix}{key}"
-        if key not in chart:
-            unknown.append(path)
-        elif isinstance(value, dict) and path not in FREE_FORM:
-            unknown += _unknown_keys(value, chart[key] or {}, f"{path}.")
-    return unknown
-
-
 def test_every_chart_value_exists_in_the_reference_chart(karpenter_1_14_data: dict[str, Any]) -> None:
     chart = reference_chart_values()
     env = load_environment(name="karpenter-example")
     added = KARPENTER_RELEASES[env.karpenter.version].chart_settings_added
     # Only the keys the table records as newer than the reference copy may be missing from it.
-    assert _unknown_keys(karpenter_chart_values(env), chart) == [f"settings.{k}" for k in added]
-    assert _unknown_keys(karpenter_chart_values(env_from(karpenter_1_14_data)), chart) == []
-    assert _unknown_keys({"settings": {"enableDRAA": True}}, chart) == ["settings.enableDRAA"]
+    assert unknown_keys(karpenter_chart_values(env), chart, free_form=FREE_FORM) == [f"settings.{k}" for k in added]
+    assert unknown_keys(karpenter_chart_values(env_from(karpenter_1_14_data)), chart, free_form=FREE_FORM) == []
+    assert unknown_keys({"settings": {"enableDRAA": True}}, chart, free_form=FREE_FORM) == ["settings.enableDRAA"]
 
 
 def test_chart_values_run_on_system_nodes_with_the_interruption_queue() -> None:

@@ -1,4 +1,4 @@
-"""Exporter manifests: Kubernetes 1.37 schema validity, RBAC and Pod Security."""
+"""Exporter objects (``charts.observability``): Kubernetes 1.37 schema validity, RBAC and Pod Security."""
 
 from __future__ import annotations
 
@@ -7,13 +7,11 @@ from typing import Any
 
 import kubernetes_validate
 import pytest
+from pydantic import ValidationError
 
-from observability.manifests import (
-    EKS_SCHEDULER_METRICS_PATH,
-    METRICS_PORT,
-    dump_yaml,
-    exporter_manifests,
-)
+from charts.observability import render_objects
+from config.observability import ObservabilityConfig
+from observability.manifests import EKS_SCHEDULER_METRICS_PATH, METRICS_PORT, dump_yaml
 
 IMAGE = "123456789012.dkr.ecr.us-west-2.amazonaws.com/gang-exporter:0.1.0"
 NAMESPACE = "gpu-observability"
@@ -21,7 +19,13 @@ READ_ONLY = {"get", "list", "watch"}
 
 
 def objects(scrape_scheduler: bool = True) -> list[dict[str, Any]]:
-    return exporter_manifests(namespace=NAMESPACE, image=IMAGE, scrape_scheduler=scrape_scheduler)
+    """The exporter and its scrape configuration, without the PrometheusRule and the dashboard."""
+    config = ObservabilityConfig(namespace=NAMESPACE, scrape_scheduler=scrape_scheduler)
+    return [
+        o
+        for o in render_objects(config, image=IMAGE)
+        if o["kind"] != "PrometheusRule" and o["metadata"]["labels"]["app.kubernetes.io/component"] != "dashboard"
+    ]
 
 
 def by_kind(objs: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
@@ -142,15 +146,13 @@ def test_deterministic_and_sorted() -> None:
         assert text == json.dumps(obj, sort_keys=True)
 
 
-@pytest.mark.parametrize(
-    ("namespace", "image"),
-    [
-        ("Bad_Namespace", IMAGE),
-        ("", IMAGE),
-        (NAMESPACE, ""),
-        (NAMESPACE, "a b"),
-    ],
-)
-def test_rejects_invalid_input(namespace: str, image: str) -> None:
-    with pytest.raises(ValueError):
-        exporter_manifests(namespace=namespace, image=image, scrape_scheduler=False)
+@pytest.mark.parametrize("namespace", ["Bad_Namespace", ""])
+def test_rejects_invalid_namespace(namespace: str) -> None:
+    with pytest.raises(ValidationError):
+        ObservabilityConfig(namespace=namespace)
+
+
+@pytest.mark.parametrize("image", ["", "a b"])
+def test_rejects_invalid_image(image: str) -> None:
+    with pytest.raises(ValueError, match="invalid exporter image reference"):
+        render_objects(ObservabilityConfig(namespace=NAMESPACE), image=image)
