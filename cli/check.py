@@ -12,7 +12,11 @@ import sys
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-from config import ConfigError, load_environment
+from cli.warm import warm_cdk8s
+
+warm_cdk8s()  # the jsii Node.js process boots while the configuration imports below load
+
+from config import ConfigError, load_environment  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,9 +14,13 @@ from typing import TYPE_CHECKING
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-from cli.output import replace_dir_on_success
-from config import ConfigError, EnvironmentConfig, load_environment
-from config.load import REPO_ROOT
+from cli.warm import warm_cdk8s
+
+warm_cdk8s()  # the jsii Node.js process boots while the configuration imports below load
+
+from cli.output import replace_dir_on_success  # noqa: E402
+from config import ConfigError, EnvironmentConfig, load_environment  # noqa: E402
+from config.load import REPO_ROOT  # noqa: E402
 
 if TYPE_CHECKING:
     from charts.render import RenderedEnvironment

@@ -21,7 +21,6 @@ from catalog.device_classes import DEVICE_CLASSES, DRIVER_EXTENDED_RESOURCE
 from catalog.labels import DOMAIN, GANG_MANAGED_LABEL, TEAM_LABEL, tier_grant_label
 from catalog.priority_tiers import TIERS
 from config.platform import PlatformConfig, PolicyEnforcement
-from policy.cel import evaluate
 from policy.workload_rules import MAX_DEPTH
 
 PREFIX = "gpu-platform"
@@ -449,6 +448,8 @@ def review(
         "name": metadata.get("name", ""),
         "kind": {"group": group, "version": version, "kind": obj["kind"]},
     }
+    from policy.cel import evaluate  # the CEL engine is for review and tests, not for rendering
+
     context: dict[str, Any] = {"object": obj, "oldObject": old, "request": request, "namespaceObject": namespace}
     for condition in spec.get("matchConditions", []):
         if not evaluate(condition["expression"], context):

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from catalog.device_classes import DeviceClassSpec
 from catalog.instances import INSTANCE_TYPES, InstanceType
 from config.model import CapacityProvider, EnvironmentConfig, GpuPoolConfig
-from policy.gangs import models_selected
+from policy.device_classes import models_selected
 
 SYSTEM_RESERVED_VCPUS = 1
 """vCPU kept for the kubelet, container runtime and daemon sets on every GPU node."""

@@ -19,7 +19,7 @@ from catalog.priority_tiers import TIERS, Tier
 from config.model import EnvironmentConfig, GpuPoolConfig
 from policy.capacity import PodShape, cluster_pod_capacity, zone_pod_capacity
 from policy.checks import Check, Status
-from policy.gangs import models_selected
+from policy.device_classes import models_selected
 from policy.gate_fields import missing_gates, subject
 from policy.gates import effective_gates
 

@@ -2,12 +2,37 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from catalog.device_classes import DRIVER, DeviceClassSpec
 from catalog.instances import GPU_SPECS, GpuModel
 
 _ATTR = f"device.attributes['{DRIVER}']"
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split("."))
+
+
+@cache
+def models_selected(spec: DeviceClassSpec) -> frozenset[GpuModel]:
+    """GPU models whose whole GPUs (or MIG slices) the class's selector accepts.
+
+    The same decision as ``selector_expression`` in plain Python, so rendering and checks
+    need no CEL engine; tests evaluate the CEL on sample devices and require both to agree.
+    """
+    selected = set()
+    for model, gpu in GPU_SPECS.items():
+        if spec.mig_profile is not None:
+            ok = spec.mig_profile in MIG_PROFILES.get(model, ())
+        elif spec.product_name is not None:
+            ok = gpu.product_name == spec.product_name
+        else:
+            ok = _version(gpu.compute_capability) >= _version(spec.min_compute_capability or "0")
+        if ok:
+            selected.add(model)
+    return frozenset(selected)
 
 
 def selector_expression(spec: DeviceClassSpec) -> str:

@@ -10,16 +10,15 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
-from functools import cache
+from functools import cached_property
 
 from catalog.device_classes import DEVICE_CLASSES, DeviceClassSpec
-from catalog.instances import INSTANCE_TYPES, GpuModel
+from catalog.instances import INSTANCE_TYPES
 from catalog.labels import ZONE_LABEL
 from catalog.priority_tiers import TIERS, TierSpec
 from config.model import EnvironmentConfig, GpuPoolConfig
 from config.platform import GangTemplate, RunConfig, TopologyPreference
-from policy.cel import device_matches
-from policy.device_classes import MIG_PROFILES, sample_gpu, sample_mig, selector_expression
+from policy.device_classes import models_selected
 from policy.gates import effective_gates
 from policy.node_pools import tolerations_for
 
@@ -69,7 +68,7 @@ class GangPlan:
     command: tuple[str, ...]
     tolerations: tuple[tuple[tuple[str, str], ...], ...] = field(default=())
 
-    @property
+    @cached_property
     def digest(self) -> str:
         payload = json.dumps(asdict(self), sort_keys=True, default=str).encode()
         return hashlib.sha256(payload).hexdigest()[:DIGEST_LENGTH]
@@ -125,18 +124,6 @@ def plan_groups(run: RunConfig, *, composite: bool) -> tuple[GroupPlan, ...]:
     if composite:
         return (GroupPlan(leader.name, (leader,), 1), worker_group)
     return (GroupPlan("gang", (leader, workers), 1 + minimum),)
-
-
-@cache
-def models_selected(spec: DeviceClassSpec) -> frozenset[GpuModel]:
-    """GPU models whose whole GPUs or MIG slices the class selects (its CEL, evaluated on sample devices)."""
-    expression = selector_expression(spec)
-    selected = set()
-    for model in GpuModel:
-        devices = [sample_gpu(model), *(sample_mig(model, p) for p in MIG_PROFILES.get(model, ()))]
-        if any(device_matches(expression, d) for d in devices):
-            selected.add(model)
-    return frozenset(selected)
 
 
 def pools_serving(env: EnvironmentConfig, spec: DeviceClassSpec) -> list[GpuPoolConfig]:

@@ -11,12 +11,20 @@ import pytest
 import yaml
 
 from catalog.device_classes import DEVICE_CLASSES, DRIVER_CLASS_NAMES, DRIVER_EXTENDED_RESOURCE, DeviceShape
+from catalog.instances import GpuModel
 from catalog.priority_tiers import TIERS, Tier
 from charts.render import output_files, render_cluster_objects, render_environment
 from config import ConfigError, load_environment
 from config.teams import parse_run
 from policy.cel import device_matches
-from policy.device_classes import sample_devices, selector_expression
+from policy.device_classes import (
+    MIG_PROFILES,
+    models_selected,
+    sample_devices,
+    sample_gpu,
+    sample_mig,
+    selector_expression,
+)
 from policy.workload_rules import check_objects, object_errors, workload_errors
 from tests.conftest import EXAMPLE_ENVIRONMENTS
 
@@ -45,6 +53,21 @@ def test_device_class_selects_exactly_its_devices(shape: DeviceShape) -> None:
     expression = selector_expression(DEVICE_CLASSES[shape])
     matched = {name for name, device in sample_devices().items() if device_matches(expression, device)}
     assert matched == EXPECTED_MATCHES[shape]
+
+
+@pytest.mark.parametrize("shape", list(DeviceShape))
+def test_python_model_selection_agrees_with_the_cel_selector(shape: DeviceShape) -> None:
+    spec = DEVICE_CLASSES[shape]
+    expression = selector_expression(spec)
+    via_cel = {
+        model
+        for model in GpuModel
+        if any(
+            device_matches(expression, d)
+            for d in (sample_gpu(model), *(sample_mig(model, p) for p in MIG_PROFILES.get(model, ())))
+        )
+    }
+    assert models_selected(spec) == via_cel
 
 
 def test_selector_rejects_other_drivers() -> None:
