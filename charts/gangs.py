@@ -18,7 +18,7 @@ from catalog.labels import DO_NOT_DISRUPT_ANNOTATION, DOMAIN, ELASTIC_ANNOTATION
 from charts.ordering import SYNC_WAVE, sync_wave
 from config.model import EnvironmentConfig
 from config.platform import GangTemplate, RunConfig
-from policy.gangs import GangPlan, GroupPlan, Role, plan_gang
+from policy.gangs import SHARED_CLAIM, GangPlan, GroupPlan, Role, plan_gang
 
 ROOT_TEMPLATE = "gang"
 
@@ -68,7 +68,16 @@ def _group_template(plan: GangPlan, group: GroupPlan, *, with_topology: bool) ->
         disruption_mode=_disruption(plan),
         preemption_policy=_preemption(plan),
         scheduling_constraints=k8s.PodGroupSchedulingConstraintsV1Beta1(topology=topology) if topology else None,
+        resource_claims=(
+            [k8s.PodGroupResourceClaimV1Beta1(name=SHARED_CLAIM, resource_claim_template_name=_shared_name(plan))]
+            if plan.shared_devices
+            else None
+        ),
     )
+
+
+def _shared_name(plan: GangPlan) -> str:
+    return f"{plan.workload_name}-{SHARED_CLAIM}"
 
 
 def _toleration(fields: dict[str, str]) -> k8s.Toleration:
@@ -82,7 +91,11 @@ def _claim_template_name(plan: GangPlan, role: Role) -> str:
 
 
 def _pod_spec(plan: GangPlan, role: Role, *, pod_group: str | None, restart_policy: str) -> k8s.PodSpec:
-    claims = [k8s.PodResourceClaim(name="gpus", resource_claim_template_name=_claim_template_name(plan, role))]
+    claims = []
+    if role.gpus:
+        claims.append(k8s.PodResourceClaim(name="gpus", resource_claim_template_name=_claim_template_name(plan, role)))
+    if plan.shared_devices:
+        claims.append(k8s.PodResourceClaim(name=SHARED_CLAIM, resource_claim_template_name=_shared_name(plan)))
     return k8s.PodSpec(
         containers=[
             k8s.Container(
@@ -99,11 +112,11 @@ def _pod_spec(plan: GangPlan, role: Role, *, pod_group: str | None, restart_poli
                         "memory": k8s.Quantity.from_string(f"{role.memory_gib}Gi"),
                     },
                     limits={"memory": k8s.Quantity.from_string(f"{role.memory_gib}Gi")},
-                    claims=[k8s.ResourceClaim(name="gpus")] if role.gpus else None,
+                    claims=[k8s.ResourceClaim(name=c.name) for c in claims] or None,
                 ),
             )
         ],
-        resource_claims=claims if role.gpus else None,
+        resource_claims=claims or None,
         scheduling_group=k8s.PodSchedulingGroup(pod_group_name=pod_group) if pod_group else None,
         priority_class_name=plan.tier.priority_class,
         tolerations=[_toleration(dict(t)) for t in plan.tolerations] if role.gpus else None,
@@ -163,6 +176,7 @@ class _GangObjects:
                         workload_name=plan.workload_name, template_name=group.name
                     ),
                     parent_composite_pod_group_name=parent,
+                    resource_claims=template.resource_claims,
                     scheduling_policy=template.scheduling_policy,
                     priority_class_name=template.priority_class_name,
                     disruption_mode=template.disruption_mode,
@@ -213,27 +227,30 @@ class _GangObjects:
     def _claim_templates(self) -> None:
         plan = self.plan
         for role in plan.roles:
-            if not role.gpus:
-                continue
-            k8s.KubeResourceClaimTemplate(
-                self.scope,
-                f"Claims-{role.name}",
-                metadata=_meta(plan, _claim_template_name(plan, role), "ResourceClaimTemplate", role=role.name),
-                spec=k8s.ResourceClaimTemplateSpec(
-                    spec=k8s.ResourceClaimSpec(
-                        devices=k8s.DeviceClaim(
-                            requests=[
-                                k8s.DeviceRequest(
-                                    name="gpus",
-                                    exactly=k8s.ExactDeviceRequest(
-                                        device_class_name=plan.device_class.name, count=role.gpus
-                                    ),
-                                ),
-                            ]
-                        )
+            if role.gpus:
+                self._claim_template(_claim_template_name(plan, role), plan.device_class.name, role.gpus, role.name)
+        if plan.shared_devices:
+            device_class, count = plan.shared_devices
+            self._claim_template(_shared_name(plan), device_class.name, count, None)
+
+    def _claim_template(self, name: str, device_class: str, count: int, role: str | None) -> None:
+        k8s.KubeResourceClaimTemplate(
+            self.scope,
+            f"Claims-{name}",
+            metadata=_meta(self.plan, name, "ResourceClaimTemplate", role=role),
+            spec=k8s.ResourceClaimTemplateSpec(
+                spec=k8s.ResourceClaimSpec(
+                    devices=k8s.DeviceClaim(
+                        requests=[
+                            k8s.DeviceRequest(
+                                name="devices" if role is None else "gpus",
+                                exactly=k8s.ExactDeviceRequest(device_class_name=device_class, count=count),
+                            ),
+                        ]
                     )
-                ),
-            )
+                )
+            ),
+        )
 
     def _pods(self, group: GroupPlan, *, pod_group: str) -> None:
         plan = self.plan
@@ -280,6 +297,15 @@ class _GangObjects:
                         else None
                     ),
                     disruption_mode=_disruption(plan),
+                    resource_claims=(
+                        [
+                            k8s.WorkloadPodGroupResourceClaimV1Alpha3(
+                                name=SHARED_CLAIM, resource_claim_template_name=_shared_name(plan)
+                            )
+                        ]
+                        if plan.shared_devices
+                        else None
+                    ),
                 ),
                 template=k8s.PodTemplateSpec(
                     metadata=k8s.ObjectMeta(labels=meta.labels, annotations={DO_NOT_DISRUPT_ANNOTATION: "true"}),

@@ -55,6 +55,15 @@ class TopologyPreference(StrEnum):
     NONE = "none"
 
 
+class SharedDevices(Model):
+    """A claim made once per PodGroup and shared by all its pods (e.g. a MIG slice for a parameter server)."""
+
+    device_class: DeviceShape
+    """Platform DeviceClass the shared devices come from."""
+    count: Annotated[int, Field(ge=1, le=8)] = 1
+    """Devices in the shared claim."""
+
+
 class RunConfig(Model):
     """One team run (`teams/<team>/<run>.yaml`): the parameters a team may set, nothing more."""
 
@@ -87,3 +96,5 @@ class RunConfig(Model):
     """Run as an indexed Job with `spec.scheduling` when the cluster has `WorkloadWithJob` (pytorch only)."""
     hierarchical: bool = False
     """Use CompositePodGroups (one child group per role) when the cluster has `CompositePodGroup`."""
+    shared_devices: SharedDevices | None = None
+    """Devices allocated once per PodGroup and shared by its pods (needs `DRAWorkloadResourceClaims`)."""

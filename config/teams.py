@@ -77,6 +77,21 @@ def check_run(env: EnvironmentConfig, team: str, run: RunConfig) -> None:
             f"DeviceClass is not published in environment {env.name}",
             f"use one of {', '.join(c.value for c in env.platform.device_classes)}",
         )
+    if run.shared_devices is not None:
+        if "DRAWorkloadResourceClaims" not in env.feature_gates.control_plane:
+            raise ConfigError(
+                "shared_devices",
+                run.shared_devices.device_class.value,
+                f"shared claims need the DRAWorkloadResourceClaims gate, which {env.name} lacks",
+                "drop shared_devices, or add the gate to feature_gates.control_plane",
+            )
+        if run.shared_devices.device_class not in env.platform.device_classes:
+            raise ConfigError(
+                "shared_devices.device_class",
+                run.shared_devices.device_class.value,
+                f"DeviceClass is not published in environment {env.name}",
+                f"use one of {', '.join(c.value for c in env.platform.device_classes)}",
+            )
     if run.min_replicas is not None:
         if run.min_replicas > run.replicas:
             raise ConfigError(

@@ -20,6 +20,7 @@ from config.model import EnvironmentConfig, GpuPoolConfig
 from policy.capacity import PodShape, cluster_pod_capacity, zone_pod_capacity
 from policy.checks import Check, Status
 from policy.device_classes import models_selected
+from policy.gangs import SHARED_CLAIM
 from policy.gate_fields import missing_gates, subject
 from policy.gates import effective_gates
 
@@ -72,6 +73,8 @@ def _pod_gpu_shape(
 ) -> tuple[str, PodShape] | None:
     """(DeviceClass, shape) of a pod spec that claims devices through a ResourceClaimTemplate."""
     for claim in pod_spec.get("resourceClaims", []):
+        if claim.get("name") == SHARED_CLAIM:
+            continue  # allocated once per PodGroup, not per pod
         template = claims.get((namespace, claim.get("resourceClaimTemplateName", "")))
         if template is None:
             continue

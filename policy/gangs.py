@@ -23,6 +23,8 @@ from policy.gates import effective_gates
 from policy.node_pools import tolerations_for
 
 DIGEST_LENGTH = 8
+SHARED_CLAIM = "shared"
+"""Claim a PodGroup makes once for its pods; pods consume it by declaring the same name and template."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,8 @@ class GangPlan:
     elastic: bool
     image: str
     command: tuple[str, ...]
+    shared_devices: tuple[DeviceClassSpec, int] | None = None
+    """DeviceClass and count of the claim each PodGroup makes once for all its pods."""
     tolerations: tuple[tuple[tuple[str, str], ...], ...] = field(default=())
 
     @cached_property
@@ -154,5 +158,10 @@ def plan_gang(env: EnvironmentConfig, *, team: str, run_name: str, run: RunConfi
         elastic=run.elastic,
         image=run.image,
         command=run.command,
+        shared_devices=(
+            (DEVICE_CLASSES[run.shared_devices.device_class], run.shared_devices.count)
+            if run.shared_devices is not None
+            else None
+        ),
         tolerations=tuple(tuple(sorted(t.items())) for t in tolerations_for(taints)),
     )

@@ -377,3 +377,33 @@ def test_check_objects_names_the_object() -> None:
 
     with pytest.raises(WorkloadRuleError, match=r"^Workload/n/w: spec.podGroupTemplates\[0\].name: not a DNS label"):
         check_objects([_workload([_template("Bad")])])
+
+
+def test_shared_devices_are_claimed_once_per_pod_group_and_consumed_by_its_pods() -> None:
+    objects = _objects("prod-example", "llm-research", "rl-rollouts")
+    template = _one(objects, "Workload")["spec"]["podGroupTemplates"][0]
+    shared = template["resourceClaims"]
+    assert [c["name"] for c in shared] == ["shared"]
+    group = _one(objects, "PodGroup")
+    assert group["spec"]["resourceClaims"] == shared
+    claim = next(o for o in objects if o["metadata"]["name"] == shared[0]["resourceClaimTemplateName"])
+    assert claim["spec"]["spec"]["devices"]["requests"][0]["exactly"] == {
+        "count": 1,
+        "deviceClassName": "mig-1g-10gb.gpu-platform.io",
+    }
+    for pod in (o for o in objects if o["kind"] == "Pod"):
+        assert shared[0] in pod["spec"]["resourceClaims"]
+        assert {"name": "shared"} in pod["spec"]["containers"][0]["resources"]["claims"]
+
+
+def test_fails_run_shared_devices_without_the_gate(dev_data: dict[str, Any]) -> None:
+    from tests.conftest import env_from
+
+    dev_data["feature_gates"] = {"control_plane": ["GenericWorkload"], "kubelet": []}
+    env = env_from(dev_data)
+    with pytest.raises(ConfigError) as caught:
+        parse_run(env, "vision", "run", BASE_RUN | {"shared_devices": {"device_class": "mig-1g-10gb"}})
+    assert caught.value.line() == (
+        "shared_devices: shared claims need the DRAWorkloadResourceClaims gate, which dev lacks (got 'mig-1g-10gb'); "
+        "fix: drop shared_devices, or add the gate to feature_gates.control_plane"
+    )
