@@ -9,7 +9,6 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt | cksum | cut -d' ' -f1)
 NODE_STAMP := node_modules/.installed-$(shell cat package-lock.json | cksum | cut -d' ' -f1)
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
-export PYTHONDONTWRITEBYTECODE := 1
 
 EXAMPLE_ENVS := $(basename $(notdir $(wildcard environments/*.yaml)))
 # One run of an ephemeral environment (ci): RUN_ID names its stacks and cluster; ADMIN_ARN

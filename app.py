@@ -28,13 +28,11 @@ def main() -> int:
         env = _environment(app.node.try_get_context("env"), app.node.try_get_context("config"))
         env = _for_run(env, app.node.try_get_context("run_id"), app.node.try_get_context("admin_arn"))
     except ConfigError as error:
-        print(f"error: {error.line()}", file=sys.stderr)
-        return 2
+        return error.report()
     try:
         build(app, env)
     except ConfigError as error:
-        print(f"error: {error.line()}", file=sys.stderr)
-        return 2
+        return error.report()
     app.synth()
     return 0
 

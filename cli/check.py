@@ -31,8 +31,7 @@ def main(argv: list[str] | None = None) -> int:
 
         objects = render_environment(env).all_objects()
     except ConfigError as error:
-        print(f"error: {error.line()}", file=sys.stderr)
-        return 2
+        return error.report()
     from cli.report import render
     from policy.checks import failed
     from policy.deadlocks import run_checks

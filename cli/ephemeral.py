@@ -40,8 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         names = run_names(load_selected(args))
     except ConfigError as error:
-        print(f"error: {error.line()}", file=sys.stderr)
-        return 2
+        return error.report()
     print(json.dumps(names, sort_keys=True) if args.json else "\n".join(f"{k}={v}" for k, v in names.items()))
     return 0
 

@@ -41,8 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         stale = stale_files(names, REPO_ROOT / "dist")
     except ConfigError as error:
-        print(f"error: {error.line()}", file=sys.stderr)
-        return 2
+        return error.report()
     if stale:
         print(
             f"error: dist/ is stale ({', '.join(stale)}); fix: run `make render-all` and commit dist/", file=sys.stderr

@@ -123,8 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         env = load_selected(args)
     except ConfigError as error:
-        print(f"error: {error.line()}", file=sys.stderr)
-        return 2
+        return error.report()
 
     import boto3
     from botocore.exceptions import BotoCoreError, ClientError

@@ -50,8 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         env = load_environment(name=args.env or None, path=args.config or None)
         target = write_dist(env, Path(args.dist))
     except ConfigError as error:
-        print(f"error: {error.line()}", file=sys.stderr)
-        return 2
+        return error.report()
     print(f"rendered {env.name}: {target}")
     return 0
 

@@ -172,8 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         env = load_selected(args)
     except ConfigError as error:
-        print(f"error: {error.line()}", file=sys.stderr)
-        return 2
+        return error.report()
     kubeconfig = find_kubeconfig(args.kubeconfig, os.environ, Path.home())
     if kubeconfig is None or not kubeconfig.is_file():
         where = kubeconfig or "--kubeconfig, $KUBECONFIG or ~/.kube/config"

@@ -60,8 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         env = load(args)
     except ConfigError as error:
-        print(f"error: {error.line()}", file=sys.stderr)
-        return 2
+        return error.report()
     from charts.render import render_checked
     from cli.render import write_dist
 
@@ -71,8 +70,7 @@ def main(argv: list[str] | None = None) -> int:
             synth_cloudformation(env, staging, rendered)
             write_dist(env, Path(args.dist), rendered)
     except ConfigError as error:
-        print(f"error: {error.line()}", file=sys.stderr)
-        return 2
+        return error.report()
     except Exception as error:  # jsii reports synthesis failures (cdk-nag, validation) as runtime errors
         print(f"error: synthesis of {env.name} failed: {_first_line(error)}", file=sys.stderr)
         return 1

@@ -75,8 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         env = load_selected(args)
     except ConfigError as error:
-        print(f"error: {error.line()}", file=sys.stderr)
-        return 2
+        return error.report()
     device_classes, priority_classes = _names(args.device_classes), _names(args.priority_classes)
     if args.expect_from is not None:
         rendered_classes, rendered_priorities = platform_object_names(rendered_objects(args.expect_from))

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
+
+EXIT_BAD_INPUT = 2
 
 
 def _show(value: Any) -> str:
@@ -24,6 +27,11 @@ class ConfigError(Exception):
     def line(self) -> str:
         where = f"{self.source}: " if self.source else ""
         return f"{where}{self.field}: {self.problem} (got {_show(self.value)}); fix: {self.fix}"
+
+    def report(self) -> int:
+        """Print the one-line error on stderr; return the exit code for bad input (2)."""
+        print(f"error: {self.line()}", file=sys.stderr)
+        return EXIT_BAD_INPUT
 
     def with_source(self, source: str) -> ConfigError:
         return ConfigError(self.field, self.value, self.problem, self.fix, source=source)
