@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 from catalog.device_classes import DeviceClassSpec
 from catalog.instances import INSTANCE_TYPES, InstanceType
-from config.model import CapacityProvider, EnvironmentConfig, GpuPoolConfig
+from config.model import EnvironmentConfig, GpuPoolConfig
 from policy.device_classes import models_selected
+from policy.node_pools import max_nodes, max_nodes_in_zone
 
 SYSTEM_RESERVED_VCPUS = 1
 """vCPU kept for the kubelet, container runtime and daemon sets on every GPU node."""
@@ -52,12 +53,6 @@ def serves_dra(pool: GpuPoolConfig) -> bool:
     return pool.dra
 
 
-def max_nodes_in_zone(pool: GpuPoolConfig, zone: str) -> int:
-    """Upper bound of the pool's nodes in ``zone``: ``max_size`` applies per zone for pinned node
-    groups, and to the whole pool otherwise (all of which may land in one zone)."""
-    return pool.max_size if zone in pool.zones else 0
-
-
 def zone_pod_capacity(env: EnvironmentConfig, spec: DeviceClassSpec, pod: PodShape) -> dict[str, int]:
     """Most pods of ``pod``'s shape each zone can hold at once."""
     capacity = dict.fromkeys(env.network.zones, 0)
@@ -77,6 +72,5 @@ def cluster_pod_capacity(env: EnvironmentConfig, spec: DeviceClassSpec, pod: Pod
         if not serves_dra(pool):
             continue
         per_node = max(pods_per_node(INSTANCE_TYPES[t], spec, pod) for t in pool.instance_types)
-        pinned = pool.zone_pinned and pool.provider is CapacityProvider.MANAGED_NODE_GROUP
-        total += pool.max_size * (len(pool.zones) if pinned else 1) * per_node
+        total += max_nodes(pool) * per_node
     return total

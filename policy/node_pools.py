@@ -49,6 +49,18 @@ def node_group_plans(pool: GpuPoolConfig, *, cluster_name: str) -> list[NodeGrou
     ]
 
 
+def max_nodes_in_zone(pool: GpuPoolConfig, zone: str) -> int:
+    """Most nodes the pool can run in ``zone``: ``max_size`` applies per zone when the pool is
+    zone-pinned (one node group or NodePool per zone), and to the whole pool otherwise, all of
+    which may land in one zone."""
+    return pool.max_size if zone in pool.zones else 0
+
+
+def max_nodes(pool: GpuPoolConfig) -> int:
+    """Most nodes the pool can run across all its zones."""
+    return pool.max_size * (len(pool.zones) if pool.zone_pinned else 1)
+
+
 def device_management(pool: GpuPoolConfig) -> str:
     return DEVICE_MANAGEMENT_DRA if pool.dra else DEVICE_MANAGEMENT_DEVICE_PLUGIN
 

@@ -14,8 +14,9 @@ from typing import Any
 
 from catalog.instances import INSTANCE_TYPES
 from catalog.quotas import Market, VcpuQuota, vcpu_quota
-from config.model import CapacityType, EnvironmentConfig, GpuPoolConfig
+from config.model import CapacityType, EnvironmentConfig
 from policy.checks import Check, Status
+from policy.node_pools import max_nodes
 
 SYSTEM_POOL = "system"
 USABLE_STATES = frozenset({"active", "scheduled"})
@@ -69,11 +70,6 @@ class EksVersion:
     """``STANDARD_SUPPORT``, ``EXTENDED_SUPPORT`` or ``UNSUPPORTED``."""
 
 
-def max_instances(pool: GpuPoolConfig) -> int:
-    """A zone-pinned pool's sizes are per zone."""
-    return pool.max_size * (len(pool.zones) if pool.zone_pinned else 1)
-
-
 def quota_needs(env: EnvironmentConfig) -> list[QuotaNeed]:
     """Worst case per quota: each pool at ``max_size`` on its largest instance type.
 
@@ -100,7 +96,7 @@ def quota_needs(env: EnvironmentConfig) -> list[QuotaNeed]:
         if pool.capacity.type is CapacityType.CAPACITY_BLOCK:
             continue
         market = Market.SPOT if pool.capacity.type is CapacityType.SPOT else Market.ON_DEMAND
-        add(pool.name, pool.instance_types, max_instances(pool), market)
+        add(pool.name, pool.instance_types, max_nodes(pool), market)
     return [QuotaNeed(q, vcpus, tuple(parts)) for code, (q, vcpus, parts) in sorted(totals.items())]
 
 
@@ -113,7 +109,7 @@ def offering_needs(env: EnvironmentConfig) -> list[OfferingNeed]:
 
 def reservation_needs(env: EnvironmentConfig) -> list[ReservationNeed]:
     return [
-        ReservationNeed(p.name, p.capacity.reservation_id, p.instance_types[0], p.zones[0], max_instances(p))
+        ReservationNeed(p.name, p.capacity.reservation_id, p.instance_types[0], p.zones[0], max_nodes(p))
         for p in env.gpu_pools
         if p.capacity.reservation_id is not None
     ]
