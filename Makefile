@@ -21,6 +21,9 @@ ARGS ?=  # extra arguments for preflight, verify and smoke, e.g. ARGS=--json
 SELECT := $(if $(CONFIG),--config $(CONFIG),--env $(ENV))
 CDK_SELECT := $(if $(CONFIG),-c config=$(CONFIG),-c env=$(ENV)) $(CDK_RUN_SELECT)
 CDK := npx --no-install cdk
+# cdk deploy's --require-approval: `broadening` asks before IAM or security-group widening (needs a
+# terminal); unattended runs (CI clusters) pass APPROVAL=never.
+APPROVAL ?= broadening
 
 .PHONY: help install synth render render-all freshness check test lint typecheck pytest cfn-lint freshness cdk-synth diff deploy destroy bench settings clean
 
@@ -61,9 +64,9 @@ diff: $(STAMP) $(NODE_STAMP)  ## cdk diff ENV against the deployed stacks
 	$(CDK) diff $(CDK_SELECT)
 
 deploy: $(STAMP) $(NODE_STAMP)  ## cdk deploy ENV (needs AWS credentials)
-	$(CDK) deploy $(CDK_SELECT) --all --require-approval broadening
+	$(CDK) deploy $(CDK_SELECT) --all --require-approval $(APPROVAL)
 
-destroy: $(STAMP) $(NODE_STAMP)  ## cdk destroy ENV
+destroy: $(STAMP) $(NODE_STAMP)  ## cdk destroy ENV (--force: never asks)
 	$(CDK) destroy $(CDK_SELECT) --all --force
 
 bench: $(STAMP)  ## Synthesis speed against a trivial CDK app, as ratios

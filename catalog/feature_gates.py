@@ -95,6 +95,7 @@ _GATES: tuple[FeatureGate, ...] = (
                 "Workload",
                 f"{_TEMPLATE}.schedulingConstraints.topology",
                 f"{_COMPOSITE}.schedulingConstraints.topology",
+                f"{_COMPOSITE}.podGroupTemplates[].schedulingConstraints.topology",
             ),
             *_f("PodGroup", "spec.schedulingConstraints.topology"),
             *_f("CompositePodGroup", "spec.schedulingConstraints.topology"),
@@ -121,8 +122,14 @@ _GATES: tuple[FeatureGate, ...] = (
         frozenset({Component.APISERVER, Component.SCHEDULER}),
         depends_on=("GenericWorkload",),
         unlocks=(
-            *_f("Workload", f"{_TEMPLATE}.preemptionPolicy", f"{_COMPOSITE}.preemptionPolicy"),
+            *_f(
+                "Workload",
+                f"{_TEMPLATE}.preemptionPolicy",
+                f"{_COMPOSITE}.preemptionPolicy",
+                f"{_COMPOSITE}.podGroupTemplates[].preemptionPolicy",
+            ),
             *_f("PodGroup", "spec.preemptionPolicy"),
+            *_f("CompositePodGroup", "spec.preemptionPolicy"),
         ),
     ),
     FeatureGate(
@@ -132,7 +139,7 @@ _GATES: tuple[FeatureGate, ...] = (
         ALL_COMPONENTS,
         depends_on=("GenericWorkload", "DynamicResourceAllocation"),
         unlocks=(
-            *_f("Workload", f"{_TEMPLATE}.resourceClaims", f"{_COMPOSITE}.resourceClaims"),
+            *_f("Workload", f"{_TEMPLATE}.resourceClaims", f"{_COMPOSITE}.podGroupTemplates[].resourceClaims"),
             *_f("PodGroup", "spec.resourceClaims"),
             *_f("Job", "spec.scheduling.resourceClaims"),
         ),

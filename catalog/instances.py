@@ -46,6 +46,16 @@ GPU_SPECS: dict[GpuModel, GpuSpec] = {
 }
 
 
+# MIG profiles each GPU model offers (NVIDIA MIG user guide); the A100 40GB slices are 5 GB.
+MIG_PROFILES: dict[GpuModel, tuple[str, ...]] = {
+    GpuModel.A100_40GB: ("1g.5gb", "2g.10gb", "3g.20gb", "7g.40gb"),
+    GpuModel.A100_80GB: ("1g.10gb", "2g.20gb", "3g.40gb", "7g.80gb"),
+    GpuModel.H100_80GB: ("1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "7g.80gb"),
+    GpuModel.H200: ("1g.18gb", "2g.35gb", "3g.71gb", "7g.141gb"),
+    GpuModel.B200: ("1g.23gb", "2g.45gb", "3g.90gb", "7g.180gb"),
+}
+
+
 @dataclass(frozen=True)
 class InstanceType:
     """One EC2 instance type; ``gpus == 0`` for CPU-only types."""

@@ -10,10 +10,11 @@ Karpenter x DRA). Rows say where their facts come from:
   1.15 behind ``settings.enableDRA`` (alpha), and static capacity with DRA. That it runs
   on Kubernetes 1.37 is an **assumption** (one minor more than 1.14, as every recent
   Karpenter minor added one): check the upstream compatibility matrix
-  (https://karpenter.sh/docs/upgrading/compatibility/) before deploying, and set
-  ``verified=True`` once it is confirmed. We pin 1.15 rather than 1.14.1 because 1.14.1
-  would need the unsupported-Kubernetes acknowledgement on every 1.37 cluster and would
-  rule out DRA on Karpenter pools altogether.
+  (``COMPATIBILITY_MATRIX_URL``) before deploying, and set ``verified=True`` once it is
+  confirmed; until then config refuses it unless the environment sets
+  ``karpenter.acknowledge_unverified_release: true``, and synthesis warns. We pin 1.15
+  rather than 1.14.1 because 1.14.1 would need the unsupported-Kubernetes acknowledgement
+  on every 1.37 cluster and would rule out DRA on Karpenter pools altogether.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from catalog.instances import GpuModel
+
+COMPATIBILITY_MATRIX_URL = "https://karpenter.sh/docs/upgrading/compatibility/"
+"""Upstream's table of Kubernetes minors per Karpenter release: where a row is verified."""
 
 
 def minor_tuple(minor: str) -> tuple[int, int]:
@@ -38,12 +42,19 @@ class KarpenterRelease:
     kubernetes_max: str
     dra: bool
     verified: bool
-    """True when the row was checked against upstream material (the reference copy or docs)."""
+    """True when the row was checked against upstream material (the reference copy or docs); an
+    unverified row needs ``karpenter.acknowledge_unverified_release`` and synthesis warns."""
     chart_settings_added: tuple[str, ...] = ()
     """``settings.*`` chart keys this release has beyond the reference copy's ``values.yaml``."""
 
     def supports_kubernetes(self, minor: str) -> bool:
         return minor_tuple(self.kubernetes_min) <= minor_tuple(minor) <= minor_tuple(self.kubernetes_max)
+
+    @property
+    def row(self) -> str:
+        """What the row claims, for messages: ``Karpenter 1.15.0 (Kubernetes 1.29-1.37, DRA)``."""
+        dra = "DRA" if self.dra else "no DRA"
+        return f"Karpenter {self.version} (Kubernetes {self.kubernetes_min}-{self.kubernetes_max}, {dra})"
 
 
 KARPENTER_RELEASES: dict[str, KarpenterRelease] = {

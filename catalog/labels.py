@@ -9,6 +9,8 @@ DEVICE_MANAGEMENT_LABEL = f"{DOMAIN}/device-management"
 DEVICE_MANAGEMENT_DRA = "dra"
 DEVICE_MANAGEMENT_DEVICE_PLUGIN = "device-plugin"
 ZONE_LABEL = "topology.kubernetes.io/zone"
+MIG_CONFIG_LABEL = "nvidia.com/mig.config"
+"""The label NVIDIA's MIG manager reads to partition a node's GPUs (``all-<profile>``)."""
 DO_NOT_DISRUPT_ANNOTATION = "karpenter.sh/do-not-disrupt"
 
 # Namespace labels the admission policies key on (set by the platform's Namespace objects).

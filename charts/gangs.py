@@ -119,7 +119,7 @@ def _pod_spec(plan: GangPlan, role: Role, *, pod_group: str | None, restart_poli
         resource_claims=claims or None,
         scheduling_group=k8s.PodSchedulingGroup(pod_group_name=pod_group) if pod_group else None,
         priority_class_name=plan.tier.priority_class,
-        tolerations=[_toleration(dict(t)) for t in plan.tolerations] if role.gpus else None,
+        tolerations=[_toleration(dict(t)) for t in plan.tolerations] if claims else None,
         restart_policy=restart_policy,
     )
 

@@ -78,3 +78,6 @@ class KarpenterConfig(Model):
     """amazon-eks-ami release (`vYYYYMMDD`) of Karpenter nodes, used as the `al2023@<release>` alias."""
     acknowledge_unsupported_kubernetes: bool = False
     """Run a Karpenter release whose support range excludes the cluster's Kubernetes minor (synth warns)."""
+    acknowledge_unverified_release: bool = False
+    """Run a Karpenter release whose compatibility row in `catalog/karpenter.py` is assumed, not yet
+    checked against upstream (synth warns)."""

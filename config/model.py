@@ -73,10 +73,13 @@ class ClusterConfig(Model):
     """``public_and_private`` (public endpoint limited to ``public_access_cidrs``) or ``private``."""
     public_access_cidrs: tuple[IPv4Network, ...] = ()
     """CIDRs allowed to reach the public endpoint; required when it is public."""
-    admin_principal_arns: tuple[str, ...] = ()
+    admin_principal_arns: tuple[
+        Annotated[str, StringConstraints(pattern=r"^arn:aws(-[a-z]+)*:iam::\d{12}:(role|user)/[\w+=,.@/-]+$")], ...
+    ] = ()
     """IAM principals given cluster-admin through EKS access entries."""
     scheduler_bin_packing: bool = False
-    """Score nodes ``MostAllocated`` (pack GPUs tightly) through ``KubeSchedulerConfig``."""
+    """Score nodes ``MostAllocated`` on CPU and memory through ``KubeSchedulerConfig``, so pods pack
+    onto fewer nodes and whole GPU nodes stay free for gangs (DRA devices are not part of the score)."""
     auto_mode: AutoModeConfig = AutoModeConfig()
     """EKS Auto Mode; refused while the DRA driver is enabled."""
 
@@ -154,6 +157,10 @@ class GpuPoolConfig(Model):
     """Expose GPUs through the NVIDIA DRA driver (ResourceSlices)."""
     device_plugin: bool = False
     """Expose GPUs as ``nvidia.com/gpu`` through the device plugin. Never together with ``dra``."""
+    mig_profile: str | None = None
+    """MIG profile every GPU of the pool is partitioned into (e.g. ``1g.10gb``), applied by NVIDIA's MIG
+    manager from the ``nvidia.com/mig.config`` node label; the pool then serves only MIG DeviceClasses
+    of that profile. Empty: whole GPUs."""
     karpenter: KarpenterPoolConfig | None = None
     """Karpenter-only settings of a ``provider: karpenter`` pool; defaults when left out."""
 

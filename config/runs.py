@@ -102,6 +102,11 @@ def for_run(env: EnvironmentConfig, *, run_id: str | None, admin_arns: Sequence[
     names = {"name": f"{env.name}-{run_id}", "cluster.name": f"{env.cluster.name}-{run_id}"}
     for field, name in names.items():
         _check_length(run_id, field, name)
+    from policy.node_pools import node_group_plans
+
+    for pool in env.gpu_pools:  # before re-validation, so the message blames the run id
+        for plan in node_group_plans(pool, cluster_name=names["cluster.name"]):
+            _check_length(run_id, f"gpu_pools.{pool.name} node group", plan.name)
     data = env.model_dump(mode="json")
     data["name"] = names["name"]
     data["cluster"]["name"] = names["cluster.name"]
@@ -114,13 +119,8 @@ def for_run(env: EnvironmentConfig, *, run_id: str | None, admin_arns: Sequence[
     data["tags"] = {**env.tags, ENVIRONMENT_TAG: env.name, RUN_ID_TAG: run_id}
 
     from config.load import parse_environment
-    from policy.node_pools import node_group_plans
 
-    derived = parse_environment(data)
-    for pool in derived.gpu_pools:
-        for plan in node_group_plans(pool, cluster_name=derived.cluster.name):
-            _check_length(run_id, f"gpu_pools.{pool.name} node group", plan.name)
-    return derived
+    return parse_environment(data)
 
 
 def _check_length(run_id: str, what: str, name: str) -> None:

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from config.errors import ConfigError
 from config.load import REPO_ROOT, _display, _from_pydantic, _read_yaml
 from config.model import EnvironmentConfig
-from config.platform import RunConfig
+from config.platform import GangTemplate, RunConfig
 
 TEAMS_DIR = REPO_ROOT / "teams"
 
@@ -92,6 +92,13 @@ def check_run(env: EnvironmentConfig, team: str, run: RunConfig) -> None:
                 f"DeviceClass is not published in environment {env.name}",
                 f"use one of {', '.join(c.value for c in env.platform.device_classes)}",
             )
+    if run.job and run.hierarchical:
+        raise ConfigError(
+            "job",
+            True,
+            "a Job gang is one flat PodGroup; it cannot also be hierarchical",
+            "set either job: true or hierarchical: true",
+        )
     if run.min_replicas is not None:
         if run.min_replicas > run.replicas:
             raise ConfigError(
@@ -106,4 +113,14 @@ def check_run(env: EnvironmentConfig, team: str, run: RunConfig) -> None:
                 run.min_replicas,
                 f"a gang that may start with fewer than replicas {run.replicas} must say so",
                 "set elastic: true, or drop min_replicas",
+            )
+        composite = run.hierarchical and "CompositePodGroup" in env.feature_gates.control_plane
+        if run.min_replicas < run.replicas and run.template is not GangTemplate.SPARK and not composite:
+            raise ConfigError(
+                "min_replicas",
+                run.min_replicas,
+                f"in one flat gang, {run.min_replicas + 1} workers could start without the {run.template.value} "
+                "coordinator (minCount counts pods, not roles)",
+                "set hierarchical: true (needs the CompositePodGroup gate) so the coordinator has its own group, "
+                "or drop min_replicas",
             )

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from catalog.instances import GPU_FAMILIES, INSTANCE_TYPES
+from catalog.instances import GPU_FAMILIES, INSTANCE_TYPES, MIG_PROFILES
+from catalog.priority_tiers import TIERS
+from catalog.versions import DRA_DRIVER_NAMESPACE
 from config.errors import ConfigError
-from config.model import CapacityType, EndpointAccess, EnvironmentConfig, GpuPoolConfig
+from config.model import CapacityProvider, CapacityType, EndpointAccess, EnvironmentConfig, GpuPoolConfig
 from config.runs import check_ephemeral
 from config.validate_karpenter import check_karpenter, check_karpenter_pools_shape
 from config.validate_observability import check_observability
 from policy.gates import check_gates
+from policy.node_pools import node_group_plans
 
 _GPU_EXAMPLES = "p4d.24xlarge, p5.48xlarge, p5en.48xlarge, p6-b200.48xlarge, g5.*, g6.*, g6e.*"
 
@@ -28,6 +31,7 @@ def validate_environment(env: EnvironmentConfig) -> None:
         _check_pool(env, pool, where)
     check_karpenter(env)
     check_observability(env)
+    _check_platform(env)
     check_gates(control_plane=env.feature_gates.control_plane, kubelet=env.feature_gates.kubelet)
 
 
@@ -58,6 +62,21 @@ def _check_network(env: EnvironmentConfig) -> None:
             "the VPC needs at least two zones",
             "list two or more zones of the region",
         )
+    if len(set(network.availability_zones)) != len(network.availability_zones):
+        raise ConfigError(
+            "network.availability_zones",
+            list(network.availability_zones),
+            "a zone is listed twice",
+            "list each zone once",
+        )
+    needed = len(network.zones) * NODE_AND_PUBLIC_SUBNET_ADDRESSES
+    if network.existing_vpc is None and network.vpc_cidr.num_addresses < needed:
+        raise ConfigError(
+            "network.vpc_cidr",
+            str(network.vpc_cidr),
+            f"too small for a /19 node subnet and a /24 public subnet in {len(network.zones)} zones",
+            f"use a range of at least {needed} addresses, e.g. a /{_prefix_for(needed)}",
+        )
     for zone in network.zones:
         if not zone.startswith(env.region):
             raise ConfigError(
@@ -66,6 +85,16 @@ def _check_network(env: EnvironmentConfig) -> None:
                 f"zone is not in region {env.region}",
                 f"use zones named {env.region}a, {env.region}b, ...",
             )
+
+
+NODE_AND_PUBLIC_SUBNET_ADDRESSES = 2**13 + 2**8
+"""Per zone: a /19 private node subnet (room for pod IPs) and a /24 public subnet."""
+NODEGROUP_NAME_LIMIT = 63
+SYSTEM_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease", DRA_DRIVER_NAMESPACE})
+
+
+def _prefix_for(addresses: int) -> int:
+    return 32 - (addresses - 1).bit_length()
 
 
 def _check_sizes(where: str, min_size: int, max_size: int, desired_size: int | None) -> None:
@@ -94,6 +123,55 @@ def _check_system_nodes(env: EnvironmentConfig) -> None:
                 "not a known CPU instance type",
                 "use a general-purpose type such as m7i.large or m7i.xlarge",
             )
+        if known.architecture != "x86_64":
+            raise ConfigError(
+                f"system_nodes.instance_types[{index}]",
+                name,
+                "the system node group runs the AL2023 x86_64 AMI",
+                "use an x86_64 type such as m7i.large",
+            )
+
+
+def _check_platform(env: EnvironmentConfig) -> None:
+    platform = env.platform
+    if platform.default_tier is not None and TIERS[platform.default_tier].scarce:
+        raise ConfigError(
+            "platform.default_tier",
+            platform.default_tier.value,
+            "a scarce tier as the global default would give every Pod without a class that tier, "
+            "and admission refuses it in namespaces without the grant",
+            "use standard or opportunistic, or leave default_tier unset",
+        )
+    owners: dict[str, str] = {}
+    for team, config in sorted(platform.teams.items()):
+        where = f"platform.teams.{team}.namespace"
+        if config.namespace in SYSTEM_NAMESPACES:
+            raise ConfigError(
+                where,
+                config.namespace,
+                "a system namespace cannot be a team namespace",
+                "give the team a namespace of its own",
+            )
+        if config.namespace in owners:
+            raise ConfigError(
+                where,
+                config.namespace,
+                f"namespace already belongs to team {owners[config.namespace]}",
+                "give every team its own namespace (grants are namespace labels)",
+            )
+        if config.namespace in platform.platform_namespaces:
+            raise ConfigError(
+                where, config.namespace, "namespace is a platform namespace", "give the team a namespace of its own"
+            )
+        owners[config.namespace] = team
+    for index, namespace in enumerate(platform.platform_namespaces):
+        if namespace in SYSTEM_NAMESPACES:
+            raise ConfigError(
+                f"platform.platform_namespaces[{index}]",
+                namespace,
+                "the platform does not manage system namespaces",
+                "use a namespace of its own",
+            )
 
 
 def _check_pool(env: EnvironmentConfig, pool: GpuPoolConfig, where: str) -> None:
@@ -116,6 +194,34 @@ def _check_pool(env: EnvironmentConfig, pool: GpuPoolConfig, where: str) -> None
             "mixes CPU architectures in one pool",
             "split the pool by architecture",
         )
+    if len(set(pool.zones)) != len(pool.zones):
+        raise ConfigError(f"{where}.zones", list(pool.zones), "a zone is listed twice", "list each zone once")
+    for plan in node_group_plans(pool, cluster_name=env.cluster.name):
+        if pool.provider is CapacityProvider.MANAGED_NODE_GROUP and len(plan.name) > NODEGROUP_NAME_LIMIT:
+            raise ConfigError(
+                f"{where}.name",
+                pool.name,
+                f"node group name {plan.name!r} is longer than {NODEGROUP_NAME_LIMIT} characters",
+                "shorten the pool or cluster name",
+            )
+    if pool.mig_profile is not None:
+        for name in pool.instance_types:
+            model = INSTANCE_TYPES[name].gpu_model
+            offered = MIG_PROFILES.get(model, ()) if model is not None else ()
+            if pool.mig_profile not in offered:
+                raise ConfigError(
+                    f"{where}.mig_profile",
+                    pool.mig_profile,
+                    f"{name} GPUs do not offer this MIG profile",
+                    f"use one of {', '.join(offered)}" if offered else "drop mig_profile for this type",
+                )
+        if not pool.dra:
+            raise ConfigError(
+                f"{where}.mig_profile",
+                pool.mig_profile,
+                "MIG slices are allocated through DRA",
+                "set dra: true on a MIG pool",
+            )
     vpc_zones = env.network.zones
     for index, zone in enumerate(pool.zones):
         if zone not in vpc_zones:
@@ -140,6 +246,14 @@ def _check_pool(env: EnvironmentConfig, pool: GpuPoolConfig, where: str) -> None
                 list(pool.zones),
                 "a Capacity Block is one instance type in one zone",
                 "give the pool exactly the block's zone and instance type",
+            )
+        if pool.min_size or pool.desired_size:
+            raise ConfigError(
+                f"{where}.min_size",
+                pool.min_size,
+                "a Capacity Block node group must start empty: EKS needs desired size 0 "
+                "before the block is active and while it is upgraded",
+                "set min_size and desired_size to 0 and scale up when the block starts",
             )
     elif capacity.reservation_id is not None:
         raise ConfigError(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from catalog import versions
 from catalog.instances import GPU_FAMILIES, INSTANCE_TYPES
-from catalog.karpenter import KARPENTER_RELEASES
+from catalog.karpenter import COMPATIBILITY_MATRIX_URL, KARPENTER_RELEASES
 from config.errors import ConfigError
 from config.karpenter import KarpenterCapacityType
 from config.model import Capacity, CapacityProvider, EnvironmentConfig, GpuPoolConfig
@@ -63,7 +63,8 @@ def check_karpenter_pools_shape(env: EnvironmentConfig) -> None:
 
 
 def check_karpenter(env: EnvironmentConfig) -> None:
-    """Instance families, capacity types and reservations; release x Kubernetes x DRA."""
+    """Instance families, capacity types and reservations; release x Kubernetes x DRA, and whether
+    the release's row is verified."""
     pools = karpenter_pools(env)
     if not pools:
         return
@@ -163,4 +164,12 @@ def _check_release(env: EnvironmentConfig) -> None:
             f" not the cluster's {minor}",
             "use a Karpenter release that supports it, or set karpenter.acknowledge_unsupported_kubernetes: true"
             " to run it anyway",
+        )
+    if not release.verified and not env.karpenter.acknowledge_unverified_release:
+        raise ConfigError(
+            "karpenter.version",
+            version,
+            f"the compatibility row {release.row} is an assumption, not verified against upstream",
+            f"check it in {COMPATIBILITY_MATRIX_URL} and set verified=True on its row in catalog/karpenter.py,"
+            " or set karpenter.acknowledge_unverified_release: true to run it anyway",
         )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -36,7 +35,6 @@ ANCHORS = {
 }
 
 # PriorityClass names are DNS-1123 subdomains: safe inside a PromQL string.
-_TIER = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
 
 
 def runbook_url(alert: str) -> str:
@@ -111,17 +109,9 @@ def prometheus_rule(
 
     ``tier_objectives_seconds`` maps a tier (the PodGroup's priorityClassName)
     to the longest acceptable wait before ``PodGroupInitiallyScheduled=True``;
-    one alert rule is emitted per tier, labelled ``tier=<name>``.
+    one alert rule is emitted per tier, labelled ``tier=<name>``. Inputs come from the validated
+    ``observability`` configuration.
     """
-    for tier, objective in tier_objectives_seconds.items():
-        if not _TIER.match(tier):
-            raise ValueError(f"tier {tier!r} is not a PriorityClass name")
-        if isinstance(objective, bool) or not isinstance(objective, int) or objective <= 0:
-            raise ValueError(f"objective for tier {tier!r} must be a positive int")
-    if isinstance(pending_groups_threshold, bool) or pending_groups_threshold < 0:
-        raise ValueError("pending_groups_threshold must be >= 0")
-    if isinstance(repeated_preemptions, bool) or repeated_preemptions < 1:
-        raise ValueError("repeated_preemptions must be >= 1")
 
     preemptions_now = f"sum by ({GROUP_BY}) ({PREEMPTIONS_TOTAL})"
     preemptions_then = f"sum by ({GROUP_BY}) ({PREEMPTIONS_TOTAL} offset {PREEMPTION_WINDOW})"

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from catalog.device_classes import DeviceClassSpec
 from catalog.instances import INSTANCE_TYPES, InstanceType
-from config.model import EnvironmentConfig, GpuPoolConfig
-from policy.device_classes import models_selected
+from config.model import EnvironmentConfig
+from policy.device_classes import models_selected, pool_serves
 from policy.node_pools import max_nodes, max_nodes_in_zone
 
 SYSTEM_RESERVED_VCPUS = 1
@@ -48,16 +48,11 @@ def pods_per_node(instance: InstanceType, spec: DeviceClassSpec, pod: PodShape) 
     return max(0, min(limits))
 
 
-def serves_dra(pool: GpuPoolConfig) -> bool:
-    """Only DRA pools publish ResourceSlices that platform DeviceClasses can allocate from."""
-    return pool.dra
-
-
 def zone_pod_capacity(env: EnvironmentConfig, spec: DeviceClassSpec, pod: PodShape) -> dict[str, int]:
     """Most pods of ``pod``'s shape each zone can hold at once."""
     capacity = dict.fromkeys(env.network.zones, 0)
     for pool in env.gpu_pools:
-        if not serves_dra(pool):
+        if not pool_serves(pool, spec):
             continue
         per_node = max(pods_per_node(INSTANCE_TYPES[t], spec, pod) for t in pool.instance_types)
         for zone in pool.zones:
@@ -69,8 +64,21 @@ def cluster_pod_capacity(env: EnvironmentConfig, spec: DeviceClassSpec, pod: Pod
     """Most pods of ``pod``'s shape the whole cluster can hold (no topology constraint)."""
     total = 0
     for pool in env.gpu_pools:
-        if not serves_dra(pool):
+        if not pool_serves(pool, spec):
             continue
         per_node = max(pods_per_node(INSTANCE_TYPES[t], spec, pod) for t in pool.instance_types)
         total += max_nodes(pool) * per_node
     return total
+
+
+def node_pod_capacity(env: EnvironmentConfig, spec: DeviceClassSpec, pod: PodShape) -> int:
+    """Most pods of ``pod``'s shape one node of any serving pool can hold."""
+    return max(
+        (
+            pods_per_node(INSTANCE_TYPES[t], spec, pod)
+            for p in env.gpu_pools
+            if pool_serves(p, spec)
+            for t in p.instance_types
+        ),
+        default=0,
+    )

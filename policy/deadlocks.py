@@ -17,10 +17,10 @@ from catalog.instances import INSTANCE_TYPES
 from catalog.labels import ELASTIC_ANNOTATION
 from catalog.priority_tiers import TIERS, Tier
 from config.model import EnvironmentConfig, GpuPoolConfig
-from policy.capacity import PodShape, cluster_pod_capacity, zone_pod_capacity
+from policy.capacity import PodShape, cluster_pod_capacity, node_pod_capacity, pods_per_node, zone_pod_capacity
 from policy.checks import Check, Status
-from policy.device_classes import models_selected
-from policy.gangs import SHARED_CLAIM
+from policy.device_classes import models_selected, pool_serves
+from policy.gangs import SHARED_CLAIM, pools_serving
 from policy.gate_fields import missing_gates, subject
 from policy.gates import effective_gates
 
@@ -44,7 +44,7 @@ def _index(objects: Iterable[Obj], kind: str) -> dict[tuple[str, str], Obj]:
 
 def _gang_min(spec: dict[str, Any]) -> int | None:
     gang = spec.get("schedulingPolicy", {}).get("gang")
-    return None if gang is None else int(gang.get("minCount", gang.get("minGroupCount", 0)))
+    return None if gang is None else int(gang.get("minCount", 0))
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,12 @@ def _quantity_gib(text: str) -> int:
     return int(int(text) / 2**30)
 
 
+def _pod_resources(pod_spec: dict[str, Any]) -> tuple[int, int]:
+    """CPU and memory (GiB) the pod's first container requests."""
+    requests = pod_spec["containers"][0].get("resources", {}).get("requests", {})
+    return int(float(requests.get("cpu", 1))), _quantity_gib(str(requests.get("memory", "1Gi")))
+
+
 def _pod_gpu_shape(
     pod_spec: dict[str, Any], namespace: str, claims: dict[tuple[str, str], Obj]
 ) -> tuple[str, PodShape] | None:
@@ -80,14 +86,32 @@ def _pod_gpu_shape(
             continue
         (request,) = template["spec"]["spec"]["devices"]["requests"][:1]
         exactly = request.get("exactly", {})
-        requests = pod_spec["containers"][0].get("resources", {}).get("requests", {})
-        shape = PodShape(
-            int(exactly.get("count", 1)),
-            int(float(requests.get("cpu", 1))),
-            _quantity_gib(str(requests.get("memory", "1Gi"))),
-        )
+        shape = PodShape(int(exactly.get("count", 1)), *_pod_resources(pod_spec))
         return str(exactly.get("deviceClassName")), shape
     return None
+
+
+def _pods_by_group(objects: list[Obj]) -> dict[tuple[str, str], list[Obj]]:
+    """Pods per (namespace, PodGroup) they join through ``spec.schedulingGroup``."""
+    members: dict[tuple[str, str], list[Obj]] = defaultdict(list)
+    for pod in (o for o in objects if o.get("kind") == "Pod"):
+        group = pod["spec"].get("schedulingGroup", {}).get("podGroupName")
+        if group:
+            members[(_ns(pod), group)].append(pod)
+    return members
+
+
+def _root(
+    key: tuple[str, str], groups: dict[tuple[str, str], Obj], composites: dict[tuple[str, str], Obj]
+) -> tuple[str, str]:
+    """The topmost CompositePodGroup above a PodGroup (or the group itself), following parents."""
+    namespace, seen = key[0], {key}
+    parent = groups[key]["spec"].get("parentCompositePodGroupName")
+    while parent and (namespace, parent) not in seen:
+        key = (namespace, parent)
+        seen.add(key)
+        parent = composites.get(key, {}).get("spec", {}).get("parentCompositePodGroupName")
+    return key
 
 
 def gpu_demands(objects: list[Obj]) -> list[GpuDemand]:
@@ -95,16 +119,11 @@ def gpu_demands(objects: list[Obj]) -> list[GpuDemand]:
     claims = _index(objects, "ResourceClaimTemplate")
     groups = _index(objects, "PodGroup")
     composites = _index(objects, "CompositePodGroup")
-    pods_by_group: dict[tuple[str, str], list[Obj]] = defaultdict(list)
-    for pod in (o for o in objects if o.get("kind") == "Pod"):
-        group = pod["spec"].get("schedulingGroup", {}).get("podGroupName")
-        if group:
-            pods_by_group[(_ns(pod), group)].append(pod)
-    # Gang root: the top composite if any, else the PodGroup itself.
+    pods_by_group = _pods_by_group(objects)
+    # Gang root: the topmost CompositePodGroup above the group, else the PodGroup itself.
     members: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
-    for key, group in groups.items():
-        parent = group["spec"].get("parentCompositePodGroupName")
-        members[(key[0], parent) if parent else key].append(key)
+    for key in groups:
+        members[_root(key, groups, composites)].append(key)
     demands = []
     for root, group_keys in sorted(members.items()):
         root_obj = composites.get(root) or groups.get(root) or {}
@@ -112,16 +131,15 @@ def gpu_demands(objects: list[Obj]) -> list[GpuDemand]:
         topology = spec.get("schedulingConstraints", {}).get("topology", [])
         shapes: dict[tuple[str, PodShape], list[int]] = defaultdict(lambda: [0, 0])
         for key in group_keys:
-            pods = pods_by_group.get(key, [])
+            shaped = [_pod_gpu_shape(p["spec"], key[0], claims) for p in pods_by_group.get(key, [])]
+            gpu_shapes = [found for found in shaped if found is not None]
             minimum = _gang_min(groups[key]["spec"])
-            gpu_pods = [(p, _pod_gpu_shape(p["spec"], key[0], claims)) for p in pods]
-            gpu_pods = [(p, s) for p, s in gpu_pods if s is not None]
-            for index, (_, found) in enumerate(gpu_pods):
-                assert found is not None
+            # CPU-only members (launcher, driver) count towards minCount first; the rest must be GPU pods.
+            min_gpu_pods = 0 if minimum is None else max(0, minimum - (len(shaped) - len(gpu_shapes)))
+            for index, found in enumerate(gpu_shapes):
                 counts = shapes[found]
                 counts[1] += 1
-                if minimum is None or index < minimum:
-                    counts[0] += 1 if minimum is not None else 0
+                counts[0] += index < min_gpu_pods
         for (device_class, shape), (min_pods, all_pods) in shapes.items():
             demands.append(
                 GpuDemand(
@@ -135,8 +153,8 @@ def gpu_demands(objects: list[Obj]) -> list[GpuDemand]:
                 )
             )
     for job in (o for o in objects if o.get("kind") == "Job" and "scheduling" in o.get("spec", {})):
-        found = _pod_gpu_shape(job["spec"]["template"]["spec"], _ns(job), claims)
-        if found is None:
+        job_shape = _pod_gpu_shape(job["spec"]["template"]["spec"], _ns(job), claims)
+        if job_shape is None:
             continue
         scheduling = job["spec"]["scheduling"]
         topology = scheduling.get("schedulingConstraints", {}).get("topology", [])
@@ -144,8 +162,8 @@ def gpu_demands(objects: list[Obj]) -> list[GpuDemand]:
         demands.append(
             GpuDemand(
                 subject(job),
-                found[0],
-                found[1],
+                job_shape[0],
+                job_shape[1],
                 _gang_min(scheduling) or parallelism,
                 parallelism,
                 topology[0]["key"] if topology else None,
@@ -248,11 +266,7 @@ def _template_names(workload: Obj) -> set[str]:
 def check_gang_size(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]:
     del env
     workloads = _index(objects, "Workload")
-    members: dict[tuple[str, str], int] = defaultdict(int)
-    for pod in (o for o in objects if o.get("kind") == "Pod"):
-        group = pod["spec"].get("schedulingGroup", {}).get("podGroupName")
-        if group:
-            members[(_ns(pod), group)] += 1
+    members = {key: len(pods) for key, pods in _pods_by_group(objects).items()}
     found = []
     for (ns, name), group in _index(objects, "PodGroup").items():
         minimum = _gang_min(group["spec"])
@@ -279,6 +293,24 @@ def check_gang_size(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]:
                         f"set elastic: true in the run, or annotate the Workload {ELASTIC_ANNOTATION}: 'true'",
                     )
                 )
+    children: dict[tuple[str, str], int] = defaultdict(int)
+    for obj in objects:
+        if obj.get("kind") in ("PodGroup", "CompositePodGroup"):
+            parent = obj["spec"].get("parentCompositePodGroupName")
+            if parent:
+                children[(_ns(obj), parent)] += 1
+    for key, composite in _index(objects, "CompositePodGroup").items():
+        gang = composite["spec"].get("schedulingPolicy", {}).get("gang")
+        if gang is not None and int(gang.get("minGroupCount", 0)) > children[key]:
+            found.append(
+                _fail(
+                    "gang-size",
+                    subject(composite),
+                    f"gang minGroupCount {gang.get('minGroupCount')} exceeds its {children[key]} child groups; "
+                    "it can never start",
+                    "lower minGroupCount or add child groups",
+                )
+            )
     for job in (o for o in objects if o.get("kind") == "Job" and "scheduling" in o.get("spec", {})):
         minimum = _gang_min(job["spec"]["scheduling"])
         parallelism = int(job["spec"].get("parallelism", 1))
@@ -292,11 +324,6 @@ def check_gang_size(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]:
                 )
             )
     return found
-
-
-def _serving_pools(env: EnvironmentConfig, spec: DeviceClassSpec) -> list[GpuPoolConfig]:
-    models = models_selected(spec)
-    return [p for p in env.gpu_pools if p.dra and any(INSTANCE_TYPES[t].gpu_model in models for t in p.instance_types)]
 
 
 def check_device_classes(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]:
@@ -319,15 +346,21 @@ def check_device_classes(env: EnvironmentConfig, objects: list[Obj]) -> list[Che
                         "request a platform DeviceClass (<shape>.gpu-platform.io)",
                     )
                 )
-            elif not _serving_pools(env, spec):
+            elif not pools_serving(env, spec):
                 models = ", ".join(sorted(m.value for m in models_selected(spec))) or "none"
+                shape = f"MIG {spec.mig_profile} slices of" if spec.mig_profile else "GPU models"
+                fix = (
+                    f"add a DRA pool of those GPUs with mig_profile: {spec.mig_profile}"
+                    if spec.mig_profile
+                    else "add a DRA GPU pool with a matching instance type or use another DeviceClass"
+                )
                 found.append(
                     _fail(
                         "device-classes",
                         subject(template),
-                        f"DeviceClass {name} selects GPU models "
-                        f"({models}) that no DRA pool of {env.name} provides; claims would never allocate",
-                        "add a DRA GPU pool with a matching instance type or use another DeviceClass",
+                        f"DeviceClass {name} selects {shape} ({models}) that no DRA pool of {env.name} provides; "
+                        "claims would never allocate",
+                        fix,
                     )
                 )
     return found
@@ -343,15 +376,18 @@ def _capacity_detail(env: EnvironmentConfig, demand: GpuDemand, spec: DeviceClas
 
 
 def _shape_text(demand: GpuDemand) -> str:
-    pod = demand.pod
-    return f"{pod.devices} x {demand.device_class}, {pod.cpu} CPU, {pod.memory_gib}Gi"
+    return _shape_text_of(demand.device_class, demand.pod)
+
+
+def _shape_text_of(device_class: str, pod: PodShape) -> str:
+    return f"{pod.devices} x {device_class}, {pod.cpu} CPU, {pod.memory_gib}Gi"
 
 
 def check_capacity(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]:
     found = []
     for demand in gpu_demands(objects):
         spec = _CLASSES_BY_NAME.get(demand.device_class)
-        if spec is None or not _serving_pools(env, spec):
+        if spec is None or not pools_serving(env, spec):
             continue  # reported by check_device_classes
         best, where = _capacity_detail(env, demand, spec)
         domain = "one zone" if demand.topology_key else "the cluster"
@@ -373,6 +409,50 @@ def check_capacity(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]:
                     f"all {demand.all_pods} pods of {_shape_text(demand)} do not fit in {domain} ({where}); "
                     f"only the gang minimum {demand.min_pods} does",
                     "raise max_size or lower replicas",
+                )
+            )
+    return found + _shared_claim_capacity(env, objects)
+
+
+def _shared_claim_capacity(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]:
+    """A PodGroup-level claim on node-local devices pins every pod of the group to the node holding them."""
+    claims = _index(objects, "ResourceClaimTemplate")
+    groups = _index(objects, "PodGroup")
+    found = []
+    for key, pods in sorted(_pods_by_group(objects).items()):
+        group = groups.get(key)
+        shared = (group or {}).get("spec", {}).get("resourceClaims") or []
+        template = claims.get((key[0], shared[0].get("resourceClaimTemplateName", ""))) if shared else None
+        if group is None or template is None:
+            continue
+        shared_class = template["spec"]["spec"]["devices"]["requests"][0].get("exactly", {}).get("deviceClassName")
+        shared_spec = _CLASSES_BY_NAME.get(str(shared_class))
+        if shared_spec is None:
+            continue
+        own = _pod_gpu_shape(pods[0]["spec"], key[0], claims)
+        cpu, memory_gib = _pod_resources(pods[0]["spec"])
+        if own is not None and own[0] != shared_spec.name:
+            own_spec = _CLASSES_BY_NAME.get(own[0])
+            both = [p for p in env.gpu_pools if own_spec and pool_serves(p, own_spec) and pool_serves(p, shared_spec)]
+            per_node = (
+                max(
+                    (pods_per_node(INSTANCE_TYPES[t], own_spec, own[1]) for p in both for t in p.instance_types),
+                    default=0,
+                )
+                if own_spec
+                else 0
+            )
+        else:
+            devices = own[1].devices if own is not None else 0
+            per_node = node_pod_capacity(env, shared_spec, PodShape(devices, cpu, memory_gib))
+        if len(pods) > per_node:
+            found.append(
+                _fail(
+                    "capacity",
+                    subject(group),
+                    f"its PodGroup-level claim on {shared_spec.name} pins all {len(pods)} pods of the group to "
+                    f"one node, but at most {per_node} of them fit on a node that holds it",
+                    "drop shared_devices, or make the group fit one node",
                 )
             )
     return found
@@ -404,7 +484,7 @@ def check_tolerations(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]
         spec = _CLASSES_BY_NAME.get(shape[0]) if shape else None
         if spec is None:
             continue
-        pools = _serving_pools(env, spec)
+        pools = pools_serving(env, spec)
         if pools and not any(_tolerates(pod_spec.get("tolerations", []), p) for p in pools):
             taints = sorted({f"{t.key}={t.value}:{t.effect.value}" for p in pools for t in p.taints})
             found.append(
@@ -472,7 +552,7 @@ def check_competition(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]
     found = []
     for device_class, demands in sorted(by_class.items()):
         spec = _CLASSES_BY_NAME.get(device_class)
-        if spec is None or len(demands) < 2 or not _serving_pools(env, spec):
+        if spec is None or len(demands) < 2 or not pools_serving(env, spec):
             continue
         pod = max((d.pod for d in demands), key=lambda p: (p.devices, p.cpu, p.memory_gib))
         needed = sum(d.min_pods for d in demands)

@@ -6,7 +6,8 @@ from functools import cache
 from typing import Any
 
 from catalog.device_classes import DRIVER, DeviceClassSpec
-from catalog.instances import GPU_SPECS, GpuModel
+from catalog.instances import GPU_SPECS, INSTANCE_TYPES, MIG_PROFILES, GpuModel
+from config.model import GpuPoolConfig
 
 _ATTR = f"device.attributes['{DRIVER}']"
 
@@ -35,6 +36,15 @@ def models_selected(spec: DeviceClassSpec) -> frozenset[GpuModel]:
     return frozenset(selected)
 
 
+def pool_serves(pool: GpuPoolConfig, spec: DeviceClassSpec) -> bool:
+    """Whether the pool publishes devices the class selects: a DRA pool whose GPU model matches,
+    partitioned into exactly the class's MIG profile (or whole, for whole-GPU classes)."""
+    if not pool.dra or pool.mig_profile != spec.mig_profile:
+        return False
+    models = models_selected(spec)
+    return any(INSTANCE_TYPES[t].gpu_model in models for t in pool.instance_types)
+
+
 def selector_expression(spec: DeviceClassSpec) -> str:
     """The CEL expression a device must satisfy to be allocated through ``spec``'s class."""
     clauses = [f"device.driver == '{DRIVER}'", f"{_ATTR}.type == '{spec.device_type}'"]
@@ -45,16 +55,6 @@ def selector_expression(spec: DeviceClassSpec) -> str:
     if spec.mig_profile is not None:
         clauses.append(f"{_ATTR}.profile == '{spec.mig_profile}'")
     return "\n&& ".join(clauses)
-
-
-# MIG profiles each parent offers (from NVIDIA's MIG user guide); the A100 40GB slices are 5 GB.
-MIG_PROFILES: dict[GpuModel, tuple[str, ...]] = {
-    GpuModel.A100_40GB: ("1g.5gb", "2g.10gb", "3g.20gb", "7g.40gb"),
-    GpuModel.A100_80GB: ("1g.10gb", "2g.20gb", "3g.40gb", "7g.80gb"),
-    GpuModel.H100_80GB: ("1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "7g.80gb"),
-    GpuModel.H200: ("1g.18gb", "2g.35gb", "3g.71gb", "7g.141gb"),
-    GpuModel.B200: ("1g.23gb", "2g.45gb", "3g.90gb", "7g.180gb"),
-}
 
 
 def sample_gpu(model: GpuModel) -> dict[str, Any]:

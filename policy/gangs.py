@@ -13,12 +13,11 @@ from dataclasses import asdict, dataclass, field
 from functools import cached_property
 
 from catalog.device_classes import DEVICE_CLASSES, DeviceClassSpec
-from catalog.instances import INSTANCE_TYPES
 from catalog.labels import ZONE_LABEL
 from catalog.priority_tiers import TIERS, TierSpec
 from config.model import EnvironmentConfig, GpuPoolConfig
 from config.platform import GangTemplate, RunConfig, TopologyPreference
-from policy.device_classes import models_selected
+from policy.device_classes import pool_serves
 from policy.gates import effective_gates
 from policy.node_pools import tolerations_for
 
@@ -74,8 +73,22 @@ class GangPlan:
 
     @cached_property
     def digest(self) -> str:
-        payload = json.dumps(asdict(self), sort_keys=True, default=str).encode()
-        return hashlib.sha256(payload).hexdigest()[:DIGEST_LENGTH]
+        """Hash of what lands in the objects' specs: shapes, policy, devices, image; not prose or names."""
+        payload = {
+            "template": self.template.value,
+            "groups": [asdict(g) for g in self.groups],
+            "composite": self.composite,
+            "job": self.job,
+            "topology": self.topology_key,
+            "priority": [self.tier.priority_class, self.tier.preemption_policy.value, self.tier.disruption_mode.value],
+            "preemption_policy": self.preemption_policy,
+            "device_class": self.device_class.name,
+            "shared": [self.shared_devices[0].name, self.shared_devices[1]] if self.shared_devices else None,
+            "image": self.image,
+            "command": list(self.command),
+            "tolerations": [dict(t) for t in self.tolerations],
+        }
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:DIGEST_LENGTH]
 
     @property
     def workload_name(self) -> str:
@@ -131,9 +144,8 @@ def plan_groups(run: RunConfig, *, composite: bool) -> tuple[GroupPlan, ...]:
 
 
 def pools_serving(env: EnvironmentConfig, spec: DeviceClassSpec) -> list[GpuPoolConfig]:
-    """GPU pools with at least one instance type whose GPUs (or MIG slices) the class selects."""
-    models = models_selected(spec)
-    return [p for p in env.gpu_pools if any(INSTANCE_TYPES[t].gpu_model in models for t in p.instance_types)]
+    """GPU pools that publish devices of the class (see ``policy.device_classes.pool_serves``)."""
+    return [p for p in env.gpu_pools if pool_serves(p, spec)]
 
 
 def plan_gang(env: EnvironmentConfig, *, team: str, run_name: str, run: RunConfig) -> GangPlan:
@@ -142,7 +154,8 @@ def plan_gang(env: EnvironmentConfig, *, team: str, run_name: str, run: RunConfi
     job = run.job and "WorkloadWithJob" in gates and run.template is GangTemplate.PYTORCH
     topology = run.topology is TopologyPreference.ZONE and "TopologyAwareWorkloadScheduling" in gates
     spec = DEVICE_CLASSES[run.device_class]
-    taints = tuple(t for p in pools_serving(env, spec) for t in p.taints)
+    classes = [spec] + ([DEVICE_CLASSES[run.shared_devices.device_class]] if run.shared_devices else [])
+    taints = tuple(t for c in classes for p in pools_serving(env, c) for t in p.taints)
     return GangPlan(
         team=team,
         run=run_name,

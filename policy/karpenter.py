@@ -22,7 +22,7 @@ from catalog.karpenter import KARPENTER_GPU_NAMES, KARPENTER_RELEASES, KUBERNETE
 from catalog.labels import POOL_LABEL, ROLE_LABEL, ZONE_LABEL
 from config.karpenter import KarpenterCapacityType, KarpenterMode, KarpenterPoolConfig
 from config.model import CapacityProvider, EnvironmentConfig, GpuPoolConfig
-from policy.node_pools import gpu_node_labels, node_config_user_data
+from policy.node_pools import gpu_node_labels, max_nodes, max_nodes_in_zone, node_config_user_data
 
 GPU_RESOURCE = "nvidia.com/gpu"
 _NODECLASS_KIND = "EC2NodeClass"
@@ -72,13 +72,17 @@ class NodePoolPlan:
 
     name: str
     zones: tuple[str, ...]
+    max_nodes: int
+    """Nodes this NodePool may hold: its ``replicas`` (static) or what its limits are sized for (dynamic)."""
 
 
 def node_pool_plans(pool: GpuPoolConfig) -> list[NodePoolPlan]:
-    """A zone-pinned pool gets one NodePool per zone (sizes per zone), like its node-group twin."""
+    """A zone-pinned pool gets one NodePool per zone, like its node-group twin, each sized to
+    ``max_nodes_in_zone``; otherwise one NodePool sized to the whole pool's ``max_nodes``. Either
+    way the NodePools of a pool add up to ``policy.node_pools.max_nodes``."""
     if pool.zone_pinned:
-        return [NodePoolPlan(f"{pool.name}-{zone[-2:]}", (zone,)) for zone in pool.zones]
-    return [NodePoolPlan(pool.name, tuple(pool.zones))]
+        return [NodePoolPlan(f"{pool.name}-{zone[-2:]}", (zone,), max_nodes_in_zone(pool, zone)) for zone in pool.zones]
+    return [NodePoolPlan(pool.name, tuple(pool.zones), max_nodes(pool))]
 
 
 def _requirement(key: str, values: list[str]) -> dict[str, Any]:
@@ -105,16 +109,16 @@ def _requirements(pool: GpuPoolConfig, zones: tuple[str, ...]) -> list[dict[str,
     return sorted(requirements, key=lambda r: str(r["key"]))
 
 
-def _limits(pool: GpuPoolConfig) -> dict[str, str]:
-    """``max_size`` nodes of the largest allowed type, as cpu and GPU limits.
+def _limits(pool: GpuPoolConfig, nodes: int) -> dict[str, str]:
+    """``nodes`` nodes of the largest allowed type, as cpu and GPU limits.
 
     Karpenter limits count resources, not nodes. ``cpu`` is what always counts (a DRA
     node reports no ``nvidia.com/gpu`` capacity); the GPU limit is the one people read.
     """
     types = allowed_instance_types(pool)
     return {
-        "cpu": str(pool.max_size * max(t.vcpus for t in types)),
-        GPU_RESOURCE: str(pool.max_size * max(t.gpus for t in types)),
+        "cpu": str(nodes * max(t.vcpus for t in types)),
+        GPU_RESOURCE: str(nodes * max(t.gpus for t in types)),
     }
 
 
@@ -151,9 +155,9 @@ def node_pools(pool: GpuPoolConfig) -> list[dict[str, Any]]:
             },
         }
         if settings.mode is KarpenterMode.STATIC:
-            spec["replicas"] = pool.max_size
+            spec["replicas"] = plan.max_nodes
         else:
-            spec["limits"] = _limits(pool)
+            spec["limits"] = _limits(pool, plan.max_nodes)
         objects.append(
             {
                 "apiVersion": versions.KARPENTER_NODEPOOL_API_VERSION,
@@ -278,6 +282,17 @@ def karpenter_chart_values(env: EnvironmentConfig) -> dict[str, Any]:
         }
     )
     return values
+
+
+def verification_warning(env: EnvironmentConfig) -> str | None:
+    """The synth-time warning for an acknowledged Karpenter release whose compatibility row is unverified."""
+    release = karpenter_release(env)
+    if not uses_karpenter(env) or release.verified:
+        return None
+    return (
+        f"karpenter.version: the compatibility row {release.row} is an assumption, not verified against "
+        "upstream; deploying it anyway because karpenter.acknowledge_unverified_release is true"
+    )
 
 
 def compatibility_warning(env: EnvironmentConfig) -> str | None:

@@ -10,6 +10,7 @@ from catalog.labels import (
     DEVICE_MANAGEMENT_DEVICE_PLUGIN,
     DEVICE_MANAGEMENT_DRA,
     DEVICE_MANAGEMENT_LABEL,
+    MIG_CONFIG_LABEL,
     POOL_LABEL,
     ROLE_LABEL,
 )
@@ -67,12 +68,15 @@ def device_management(pool: GpuPoolConfig) -> str:
 
 def gpu_node_labels(pool: GpuPoolConfig) -> dict[str, str]:
     """Pool labels plus the platform's own; the platform's win, so a pool cannot mislabel itself."""
-    return {
+    labels = {
         **pool.labels,
         POOL_LABEL: pool.name,
         ROLE_LABEL: "gpu",
         DEVICE_MANAGEMENT_LABEL: device_management(pool),
     }
+    if pool.mig_profile is not None:
+        labels[MIG_CONFIG_LABEL] = f"all-{pool.mig_profile}"
+    return labels
 
 
 def node_config_user_data(kubelet_gates: tuple[str, ...]) -> str:

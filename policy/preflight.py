@@ -14,8 +14,10 @@ from typing import Any
 
 from catalog.instances import INSTANCE_TYPES
 from catalog.quotas import Market, VcpuQuota, vcpu_quota
-from config.model import CapacityType, EnvironmentConfig
+from config.karpenter import KarpenterCapacityType
+from config.model import CapacityProvider, CapacityType, EnvironmentConfig, GpuPoolConfig
 from policy.checks import Check, Status
+from policy.karpenter import allowed_instance_types, pool_settings
 from policy.node_pools import max_nodes
 
 SYSTEM_POOL = "system"
@@ -70,11 +72,35 @@ class EksVersion:
     """``STANDARD_SUPPORT``, ``EXTENDED_SUPPORT`` or ``UNSUPPORTED``."""
 
 
-def quota_needs(env: EnvironmentConfig) -> list[QuotaNeed]:
-    """Worst case per quota: each pool at ``max_size`` on its largest instance type.
+def quota_markets(pool: GpuPoolConfig) -> tuple[Market, ...]:
+    """The vCPU quotas (by market) the pool's instances count against.
 
-    Capacity Block pools are left out: their instances come from the block, which the
-    reservation check sizes against the pool.
+    A Karpenter pool may land wholly on any capacity type it allows (spot first, on-demand when
+    spot runs dry), so each of its markets must hold the whole pool. Reserved capacity (Karpenter
+    ``reserved``, Capacity Block node groups) comes from reservations, not quotas; the
+    reservation check sizes Capacity Block node groups against their block.
+    """
+    if pool.provider is CapacityProvider.KARPENTER:
+        allowed = pool_settings(pool).capacity_types
+        markets = ((KarpenterCapacityType.SPOT, Market.SPOT), (KarpenterCapacityType.ON_DEMAND, Market.ON_DEMAND))
+        return tuple(market for capacity_type, market in markets if capacity_type in allowed)
+    if pool.capacity.type is CapacityType.CAPACITY_BLOCK:
+        return ()
+    return (Market.SPOT,) if pool.capacity.type is CapacityType.SPOT else (Market.ON_DEMAND,)
+
+
+def launchable_types(pool: GpuPoolConfig) -> tuple[str, ...]:
+    """Instance types the pool may launch: a Karpenter pool with ``instance_families`` any size of them."""
+    if pool.provider is CapacityProvider.KARPENTER:
+        return tuple(t.name for t in allowed_instance_types(pool))
+    return pool.instance_types
+
+
+def quota_needs(env: EnvironmentConfig) -> list[QuotaNeed]:
+    """Worst case per quota: each pool at ``max_nodes`` on its largest launchable instance type.
+
+    For a dynamic Karpenter pool that is exactly its NodePools' cpu limits. Pools without a
+    quota market (Capacity Blocks, Karpenter ``reserved`` only) are left out.
     """
     totals: dict[str, tuple[VcpuQuota, int, list[str]]] = {}
 
@@ -93,10 +119,8 @@ def quota_needs(env: EnvironmentConfig) -> list[QuotaNeed]:
 
     add(SYSTEM_POOL, env.system_nodes.instance_types, env.system_nodes.max_size, Market.ON_DEMAND)
     for pool in env.gpu_pools:
-        if pool.capacity.type is CapacityType.CAPACITY_BLOCK:
-            continue
-        market = Market.SPOT if pool.capacity.type is CapacityType.SPOT else Market.ON_DEMAND
-        add(pool.name, pool.instance_types, max_nodes(pool), market)
+        for market in quota_markets(pool):
+            add(pool.name, launchable_types(pool), max_nodes(pool), market)
     return [QuotaNeed(q, vcpus, tuple(parts)) for code, (q, vcpus, parts) in sorted(totals.items())]
 
 

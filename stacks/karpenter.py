@@ -27,6 +27,7 @@ from policy.karpenter import (
     karpenter_chart_values,
     karpenter_objects,
     node_role_name,
+    verification_warning,
 )
 from policy.karpenter_iam import controller_policies, interruption_queue_policy, pod_identity_trust_policy
 from stacks.jsii_types import as_icluster
@@ -56,11 +57,15 @@ def pod_identity_agent(stack: Stack, cluster: eks.Cluster) -> eks.CfnAddon:
 
 
 def warn_if_unsupported(scope: IConstruct, env: EnvironmentConfig) -> None:
-    """One ``warning:`` line on stderr and a CDK warning when an acknowledged release is out of range."""
-    warning = compatibility_warning(env)
-    if warning is not None:
-        print(f"warning: {warning}", file=sys.stderr)
-        Annotations.of(scope).add_warning_v2("gpu-platform:karpenter-unsupported-kubernetes", warning)
+    """One ``warning:`` line on stderr and a CDK warning for each acknowledgement in use: a release
+    out of its Kubernetes range, a release whose compatibility row is unverified."""
+    for warning_id, warning in (
+        ("gpu-platform:karpenter-unsupported-kubernetes", compatibility_warning(env)),
+        ("gpu-platform:karpenter-unverified-release", verification_warning(env)),
+    ):
+        if warning is not None:
+            print(f"warning: {warning}", file=sys.stderr)
+            Annotations.of(scope).add_warning_v2(warning_id, warning)
 
 
 class Karpenter(Construct):

@@ -216,3 +216,95 @@ def test_fails_cpu_type_for_system_nodes(dev_data: dict[str, Any]) -> None:
 def test_fails_malformed_label_value(dev_data: dict[str, Any]) -> None:
     _pool(dev_data)["labels"] = {"team": "a b"}
     assert _fails(dev_data).startswith("gpu_pools[0].labels.team: malformed value (got 'a b'); fix: match the pattern")
+
+
+def test_fails_scarce_default_tier(dev_data: dict[str, Any]) -> None:
+    dev_data["platform"]["default_tier"] = "deadline"
+    assert _fails(dev_data) == (
+        "platform.default_tier: a scarce tier as the global default would give every Pod without a class that tier, "
+        "and admission refuses it in namespaces without the grant (got 'deadline'); "
+        "fix: use standard or opportunistic, or leave default_tier unset"
+    )
+
+
+def test_fails_two_teams_sharing_a_namespace(dev_data: dict[str, Any]) -> None:
+    dev_data["platform"]["teams"]["vision"]["namespace"] = "team-llm-research"
+    assert _fails(dev_data) == (
+        "platform.teams.vision.namespace: namespace already belongs to team llm-research (got 'team-llm-research'); "
+        "fix: give every team its own namespace (grants are namespace labels)"
+    )
+
+
+@pytest.mark.parametrize("namespace", ["kube-system", "default", "nvidia"])
+def test_fails_team_in_a_system_namespace(dev_data: dict[str, Any], namespace: str) -> None:
+    dev_data["platform"]["teams"]["vision"]["namespace"] = namespace
+    assert _fails(dev_data) == (
+        f"platform.teams.vision.namespace: a system namespace cannot be a team namespace (got '{namespace}'); "
+        "fix: give the team a namespace of its own"
+    )
+
+
+def test_fails_capacity_block_that_does_not_start_empty(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data).update(
+        zones=["us-west-2a"], min_size=1, capacity={"type": "capacity_block", "reservation_id": "cr-0123456789abcdef0"}
+    )
+    assert _fails(dev_data) == (
+        "gpu_pools[0].min_size: a Capacity Block node group must start empty: EKS needs desired size 0 before the "
+        "block is active and while it is upgraded (got 1); "
+        "fix: set min_size and desired_size to 0 and scale up when the block starts"
+    )
+
+
+def test_fails_node_group_name_too_long(dev_data: dict[str, Any]) -> None:
+    dev_data["cluster"]["name"] = "gpu-" + "x" * 40
+    _pool(dev_data)["name"] = "h100-" + "y" * 14
+    assert _fails(dev_data) == (
+        f"gpu_pools[0].name: node group name 'gpu-{'x' * 40}-h100-{'y' * 14}-2a' is longer than 63 characters "
+        f"(got 'h100-{'y' * 14}'); fix: shorten the pool or cluster name"
+    )
+
+
+def test_fails_zone_listed_twice(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data)["zones"] = ["us-west-2a", "us-west-2a"]
+    assert _fails(dev_data) == (
+        "gpu_pools[0].zones: a zone is listed twice (got ['us-west-2a', 'us-west-2a']); fix: list each zone once"
+    )
+
+
+def test_fails_vpc_cidr_too_small(dev_data: dict[str, Any]) -> None:
+    dev_data["network"]["vpc_cidr"] = "10.0.0.0/18"
+    assert _fails(dev_data) == (
+        "network.vpc_cidr: too small for a /19 node subnet and a /24 public subnet in 2 zones (got '10.0.0.0/18'); "
+        "fix: use a range of at least 16896 addresses, e.g. a /17"
+    )
+
+
+def test_fails_arm_system_nodes(dev_data: dict[str, Any]) -> None:
+    dev_data["system_nodes"] = {"instance_types": ["m7g.large"]}
+    assert _fails(dev_data) == (
+        "system_nodes.instance_types[0]: the system node group runs the AL2023 x86_64 AMI (got 'm7g.large'); "
+        "fix: use an x86_64 type such as m7i.large"
+    )
+
+
+def test_fails_malformed_admin_arn(dev_data: dict[str, Any]) -> None:
+    dev_data["cluster"]["admin_principal_arns"] = ["PlatformAdmin"]
+    assert _fails(dev_data).startswith(
+        "cluster.admin_principal_arns[0]: malformed value (got 'PlatformAdmin'); fix: match the pattern ^arn:aws"
+    )
+
+
+def test_fails_mig_profile_the_gpu_lacks(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data)["mig_profile"] = "1g.5gb"
+    assert _fails(dev_data) == (
+        "gpu_pools[0].mig_profile: p5.48xlarge GPUs do not offer this MIG profile (got '1g.5gb'); "
+        "fix: use one of 1g.10gb, 1g.20gb, 2g.20gb, 3g.40gb, 7g.80gb"
+    )
+
+
+def test_fails_mig_profile_on_gpus_without_mig(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data, 1)["mig_profile"] = "1g.10gb"
+    assert _fails(dev_data) == (
+        "gpu_pools[1].mig_profile: g6.12xlarge GPUs do not offer this MIG profile (got '1g.10gb'); "
+        "fix: drop mig_profile for this type"
+    )

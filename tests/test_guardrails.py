@@ -114,8 +114,10 @@ def test_renderer_only_uses_fields_the_environment_has() -> None:
     data["feature_gates"]["control_plane"] = ["GenericWorkload"]
     data["feature_gates"]["kubelet"] = []
     env = env_from(data)
-    objects = _objects(env, run=H100_RUN | {"hierarchical": True, "job": True})
+    objects = _objects(env, run=H100_RUN | {"hierarchical": True}, job=H100_RUN | {"job": True})
     assert check_feature_gates(env, objects) == []
+    assert {o["kind"] for o in objects} >= {"Workload", "PodGroup", "Pod"}
+    assert "Job" not in {o["kind"] for o in objects} and "CompositePodGroup" not in {o["kind"] for o in objects}
     assert "schedulingConstraints" not in _find(objects, "Workload")["spec"]["podGroupTemplates"][0]
 
 
@@ -182,9 +184,12 @@ def test_fails_elastic_gang_without_acknowledgement() -> None:
 
 
 def test_elastic_gang_with_acknowledgement_passes() -> None:
-    env = load_environment(name="dev")
-    objects = _objects(env, run=H100_RUN | {"replicas": 3, "min_replicas": 1, "elastic": True})
+    env = load_environment(name="prod-example")
+    elastic = {"replicas": 3, "min_replicas": 1, "elastic": True, "hierarchical": True}
+    objects = _objects(env, run=H100_RUN | elastic)
     assert check_gang_size(env, objects) == []
+    workers = next(o for o in objects if o["kind"] == "PodGroup" and o["metadata"]["name"].endswith("-workers"))
+    assert workers["spec"]["schedulingPolicy"] == {"gang": {"minCount": 1}}
 
 
 def test_fails_job_min_count_above_parallelism() -> None:
@@ -269,12 +274,14 @@ def test_pod_larger_than_any_node_never_fits() -> None:
 
 
 def test_warns_when_elastic_replicas_exceed_the_domain() -> None:
-    env = load_environment(name="dev")
-    objects = _objects(env, run=H100_RUN | {"replicas": 20, "min_replicas": 10, "elastic": True})
+    env = load_environment(name="prod-example")
+    elastic = {"replicas": 20, "min_replicas": 10, "elastic": True, "hierarchical": True}
+    objects = _objects(env, run=H100_RUN | elastic)
     (warning,) = [c for c in check_capacity(env, objects) if c.status is Status.WARN]
+    assert warning.subject.startswith("CompositePodGroup/team-llm-research/run-")
     assert warning.detail == (
         "all 21 pods of 8 x h100-80gb.gpu-platform.io, 180 CPU, 1800Gi do not fit in one zone "
-        "(the largest zone (us-west-2a) holds at most 16); only the gang minimum 11 does"
+        "(the largest zone (us-east-1a) holds at most 16); only the gang minimum 11 does"
     )
 
 
@@ -422,3 +429,66 @@ def test_check_command_json_and_exit_codes(tmp_path: Any) -> None:
     )
     assert result.returncode == 1
     assert "FAIL" in result.stdout and "fix: raise max_size of a pool serving h100-80gb in one zone" in result.stdout
+
+
+def test_fails_shared_claim_whose_group_cannot_fit_one_node() -> None:
+    env = load_environment(name="prod-example")
+    service = {
+        "template": "service",
+        "replicas": 30,
+        "gpus_per_replica": 0,
+        "device_class": "hopper-or-newer",
+        "cpu_per_replica": 8,
+        "memory_gib_per_replica": 32,
+        "image": "example/embedder:1",
+        "shared_devices": {"device_class": "hopper-or-newer"},
+    }
+    assert check_capacity(env, _objects(env, svc=service | {"replicas": 2})) == []
+    objects = _objects(env, svc=service)
+    group = _find(objects, "PodGroup")
+    assert _failures(check_capacity(env, objects)) == [
+        (
+            f"PodGroup/team-llm-research/{group['metadata']['name']}",
+            "its PodGroup-level claim on hopper-or-newer.gpu-platform.io pins all 31 pods of the group to one node, "
+            "but at most 23 of them fit on a node that holds it",
+            "drop shared_devices, or make the group fit one node",
+        )
+    ]
+
+
+def test_fails_shared_mig_slice_for_pods_with_whole_gpus() -> None:
+    env = load_environment(name="prod-example")  # MIG and whole-GPU pools are never the same nodes
+    run = H100_RUN | {"tier": "standard", "shared_devices": {"device_class": "mig-1g-10gb"}}
+    (found,) = _failures(check_capacity(env, _objects(env, run=run)))
+    assert found[1].endswith(
+        "pins all 2 pods of the group to one node, but at most 0 of them fit on a node that holds it"
+    )
+
+
+def test_fails_composite_min_group_count_above_children() -> None:
+    env = load_environment(name="prod-example")
+    objects = _objects(env, run=H100_RUN | {"hierarchical": True})
+    composite = _find(objects, "CompositePodGroup")
+    composite["spec"]["schedulingPolicy"]["gang"]["minGroupCount"] = 3
+    assert _failures(check_gang_size(env, objects)) == [
+        (
+            f"CompositePodGroup/team-llm-research/{composite['metadata']['name']}",
+            "gang minGroupCount 3 exceeds its 2 child groups; it can never start",
+            "lower minGroupCount or add child groups",
+        )
+    ]
+
+
+def test_cpu_only_members_count_towards_the_gang_minimum_first() -> None:
+    env = load_environment(name="dev")
+    mpi = {
+        "template": "mpi",
+        "replicas": 16,
+        "gpus_per_replica": 8,
+        "device_class": "h100-80gb",
+        "cpu_per_replica": 180,
+        "memory_gib_per_replica": 1800,
+        "image": "example/mpi:1",
+    }
+    objects = _objects(env, run=mpi)  # launcher + 16 workers: minCount 17, but only 16 need GPUs
+    assert check_capacity(env, objects) == []

@@ -28,7 +28,7 @@ def test_zone_pinned_pool_gets_one_node_group_per_zone() -> None:
 
 
 def test_unpinned_pool_spans_its_zones() -> None:
-    pool = load_environment(name="prod-example").gpu_pools[4]
+    (pool,) = [p for p in load_environment(name="prod-example").gpu_pools if p.name == "l40s-inference"]
     (plan,) = node_group_plans(pool, cluster_name="gpu-prod")
     assert plan.zones == ("us-east-1a", "us-east-1b")
     assert plan.desired_size == pool.min_size == 1

@@ -379,8 +379,28 @@ def test_check_objects_names_the_object() -> None:
         check_objects([_workload([_template("Bad")])])
 
 
+SHARED_GPU_SERVICE = {
+    "template": "service",
+    "replicas": 2,
+    "gpus_per_replica": 0,
+    "device_class": "hopper-or-newer",
+    "cpu_per_replica": 8,
+    "memory_gib_per_replica": 32,
+    "image": "example/embedder:1",
+    "shared_devices": {"device_class": "hopper-or-newer", "count": 1},
+}
+
+
+def _render_run(env_name: str, team: str, data: dict[str, Any]) -> list[dict[str, Any]]:
+    from config.teams import TeamRun
+
+    env = load_environment(name=env_name)
+    run = TeamRun(team, "svc", f"teams/{team}/svc.yaml", parse_run(env, team, "svc", data))
+    return render_environment(env, team_runs=[run]).files[f"teams/{team}/svc.yaml"]
+
+
 def test_shared_devices_are_claimed_once_per_pod_group_and_consumed_by_its_pods() -> None:
-    objects = _objects("prod-example", "llm-research", "rl-rollouts")
+    objects = _render_run("prod-example", "llm-research", SHARED_GPU_SERVICE)
     template = _one(objects, "Workload")["spec"]["podGroupTemplates"][0]
     shared = template["resourceClaims"]
     assert [c["name"] for c in shared] == ["shared"]
@@ -389,11 +409,16 @@ def test_shared_devices_are_claimed_once_per_pod_group_and_consumed_by_its_pods(
     claim = next(o for o in objects if o["metadata"]["name"] == shared[0]["resourceClaimTemplateName"])
     assert claim["spec"]["spec"]["devices"]["requests"][0]["exactly"] == {
         "count": 1,
-        "deviceClassName": "mig-1g-10gb.gpu-platform.io",
+        "deviceClassName": "hopper-or-newer.gpu-platform.io",
     }
-    for pod in (o for o in objects if o["kind"] == "Pod"):
-        assert shared[0] in pod["spec"]["resourceClaims"]
-        assert {"name": "shared"} in pod["spec"]["containers"][0]["resources"]["claims"]
+    pods = [o for o in objects if o["kind"] == "Pod"]
+    assert len(pods) == 3
+    for pod in pods:
+        assert pod["spec"]["resourceClaims"] == shared
+        assert pod["spec"]["containers"][0]["resources"]["claims"] == [{"name": "shared"}]
+        assert pod["spec"]["tolerations"]  # they land on GPU nodes, so they tolerate GPU taints
+    for obj in objects:
+        kubernetes_validate.validate(obj, "1.37.0", strict=True)
 
 
 def test_fails_run_shared_devices_without_the_gate(dev_data: dict[str, Any]) -> None:
@@ -406,4 +431,19 @@ def test_fails_run_shared_devices_without_the_gate(dev_data: dict[str, Any]) -> 
     assert caught.value.line() == (
         "shared_devices: shared claims need the DRAWorkloadResourceClaims gate, which dev lacks (got 'mig-1g-10gb'); "
         "fix: drop shared_devices, or add the gate to feature_gates.control_plane"
+    )
+
+
+def test_fails_run_both_job_and_hierarchical() -> None:
+    assert _fails_run(BASE_RUN | {"template": "pytorch", "job": True, "hierarchical": True}) == (
+        "job: a Job gang is one flat PodGroup; it cannot also be hierarchical (got True); "
+        "fix: set either job: true or hierarchical: true"
+    )
+
+
+def test_fails_elastic_flat_gang_that_could_start_without_its_coordinator() -> None:
+    assert _fails_run(BASE_RUN | {"min_replicas": 2, "elastic": True}) == (
+        "min_replicas: in one flat gang, 3 workers could start without the mpi coordinator (minCount counts pods, "
+        "not roles) (got 2); fix: set hierarchical: true (needs the CompositePodGroup gate) so the coordinator has "
+        "its own group, or drop min_replicas"
     )

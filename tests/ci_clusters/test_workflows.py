@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +108,43 @@ def test_ci_cluster_is_opt_in_and_always_destroys() -> None:
     for target in ("preflight", "deploy", "verify", "smoke", "destroy"):
         assert 'RUN_ID="$RUN_ID"' in step_running(data, "cluster", target)["run"], target
     assert data["permissions"] == {"contents": "read", "id-token": "write"}
+
+
+def make_dry_run(run: str, shell_vars: dict[str, str]) -> list[str]:
+    """The commands ``make`` would run for a workflow step's ``make`` call (``make -n``), one per line."""
+    text = re.sub(r"\$\{\{[^}]*\}\}", "placeholder", run)
+    text = re.sub(r"\$\{?(\w+)\}?", lambda m: shell_vars[m.group(1)], text)
+    words = shlex.split(text)
+    args = words[words.index("make") + 1 :]
+    # Only what the step passes may choose: no make variables inherited from the test's environment.
+    inherited = {"APPROVAL", "ENV", "CONFIG", "RUN_ID", "ADMIN_ARN", "ARGS", "MAKEFLAGS", "MFLAGS"}
+    env = {k: v for k, v in os.environ.items() if k not in inherited}
+    done = subprocess.run(["make", "-n", *args], cwd=REPO_ROOT, env=env, capture_output=True, text=True, check=True)
+    return done.stdout.splitlines()
+
+
+def cdk_command(lines: list[str], verb: str) -> list[str]:
+    (line,) = [line for line in lines if f" cdk {verb} " in f"{line} "]
+    return shlex.split(line)
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs GNU make")
+def test_ci_cluster_deploys_and_destroys_without_a_prompt() -> None:
+    # Without a terminal, cdk deploy --require-approval broadening stops with TtyNotAttached on
+    # the first IAM change; cdk destroy without --force asks for confirmation.
+    data = workflow("ci-cluster.yml")
+    shell_vars = {"ENV": data["env"]["ENV"], "RUN_ID": "gh1-1"}
+    deploy = cdk_command(make_dry_run(step_running(data, "cluster", "deploy")["run"], shell_vars), "deploy")
+    assert deploy[deploy.index("--require-approval") + 1] == "never"
+    assert "--all" in deploy and "run_id=gh1-1" in deploy
+    destroy = cdk_command(make_dry_run(step_running(data, "cluster", "destroy")["run"], shell_vars), "destroy")
+    assert "--force" in destroy and "run_id=gh1-1" in destroy
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs GNU make")
+def test_people_still_approve_broadening_changes_by_default() -> None:
+    deploy = cdk_command(make_dry_run("make deploy ENV=dev", {}), "deploy")
+    assert deploy[deploy.index("--require-approval") + 1] == "broadening"
 
 
 def test_workflows_are_checked_in_where_github_reads_them() -> None:

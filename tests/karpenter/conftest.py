@@ -8,13 +8,30 @@ import pytest
 import yaml
 
 from config.load import REPO_ROOT
+from config.model import EnvironmentConfig
+from tests.conftest import env_from
+
+
+def example_data() -> dict[str, Any]:
+    """``environments/karpenter-example.yaml`` as a dict: pools 0 and 1 are Karpenter, pool 2 a node group.
+
+    The pinned release's compatibility row is unverified, so the example acknowledges it; it is
+    set here too, so these tests judge Karpenter objects whatever the example file says about it.
+    """
+    data: dict[str, Any] = yaml.safe_load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
+    data.setdefault("karpenter", {}).setdefault("acknowledge_unverified_release", True)
+    return data
+
+
+def example_env() -> EnvironmentConfig:
+    """The Karpenter example, parsed and validated."""
+    return env_from(example_data())
 
 
 @pytest.fixture
 def karpenter_data() -> dict[str, Any]:
-    """``environments/karpenter-example.yaml`` as a dict: pools 0 and 1 are Karpenter, pool 2 a node group."""
-    data: dict[str, Any] = yaml.safe_load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
-    return data
+    """``example_data()``, for tests that change one field."""
+    return example_data()
 
 
 @pytest.fixture

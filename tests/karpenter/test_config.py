@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 
-from config import ConfigError, load_environment
+from catalog.karpenter import KARPENTER_RELEASES
+from config import ConfigError
 from config.karpenter import KarpenterCapacityType, KarpenterMode
 from config.model import CapacityProvider
 from tests.conftest import env_from
+from tests.karpenter.conftest import example_env
 
 
 def _fails(data: dict[str, Any]) -> str:
@@ -24,7 +27,7 @@ def _pool(data: dict[str, Any], index: int) -> dict[str, Any]:
 
 
 def test_example_parses_into_karpenter_pools() -> None:
-    env = load_environment(name="karpenter-example")
+    env = example_env()
     flex, block, h100 = env.gpu_pools
     assert (flex.provider, block.provider, h100.provider) == (
         CapacityProvider.KARPENTER,
@@ -76,6 +79,35 @@ def test_fails_unacknowledged_unsupported_kubernetes_minor(karpenter_1_14_data: 
 def test_acknowledged_unsupported_kubernetes_minor_loads(karpenter_1_14_data: dict[str, Any]) -> None:
     env = env_from(karpenter_1_14_data)
     assert env.karpenter.acknowledge_unsupported_kubernetes
+
+
+def test_fails_unverified_release_without_acknowledgement(karpenter_data: dict[str, Any]) -> None:
+    karpenter_data["karpenter"] = {"version": "1.15.0"}
+    assert _fails(karpenter_data) == (
+        "karpenter.version: the compatibility row Karpenter 1.15.0 (Kubernetes 1.29-1.37, DRA) is an assumption, "
+        "not verified against upstream (got '1.15.0'); fix: check it in "
+        "https://karpenter.sh/docs/upgrading/compatibility/ and set verified=True on its row in "
+        "catalog/karpenter.py, or set karpenter.acknowledge_unverified_release: true to run it anyway"
+    )
+
+
+def test_acknowledged_unverified_release_loads(karpenter_data: dict[str, Any]) -> None:
+    karpenter_data["karpenter"] = {"version": "1.15.0", "acknowledge_unverified_release": True}
+    assert env_from(karpenter_data).karpenter.acknowledge_unverified_release
+
+
+def test_verified_release_needs_no_acknowledgement(
+    karpenter_data: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(KARPENTER_RELEASES, "1.15.0", dataclasses.replace(KARPENTER_RELEASES["1.15.0"], verified=True))
+    karpenter_data["karpenter"] = {"version": "1.15.0"}
+    assert not env_from(karpenter_data).karpenter.acknowledge_unverified_release
+
+
+def test_unverified_release_needs_no_acknowledgement_without_karpenter_pools(karpenter_data: dict[str, Any]) -> None:
+    karpenter_data["karpenter"] = {"version": "1.15.0"}
+    karpenter_data["gpu_pools"] = karpenter_data["gpu_pools"][2:]
+    assert env_from(karpenter_data).karpenter.version == "1.15.0"
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from config.model import EnvironmentConfig
 from policy.dra_driver import dra_driver_values
 from policy.karpenter import karpenter_objects, node_role_name
 from tests.conftest import env_from
+from tests.karpenter.conftest import example_data, example_env
 from tests.karpenter.crds import (
     cel_rules,
     cel_violations,
@@ -33,8 +34,8 @@ DIST = REPO_ROOT / "dist"
 def _variants() -> dict[str, EnvironmentConfig]:
     """The shipped example plus the shapes it does not show: an existing VPC, zone-pinned and device-plugin
     pools, reservations by tags, a dynamic reserved pool with an on-demand fallback."""
-    example = load_environment(name="karpenter-example")
-    data: dict[str, Any] = yaml.safe_load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
+    example = example_env()
+    data = example_data()
     data["network"] = {
         "existing_vpc": {
             "vpc_id": "vpc-0a1b2c3d4e5f60718",

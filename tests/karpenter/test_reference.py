@@ -8,10 +8,11 @@ from typing import Any
 from catalog import versions
 from catalog.karpenter import INTERRUPTION_EVENTS, KARPENTER_RELEASES
 from config import load_environment
-from policy.karpenter import compatibility_warning, karpenter_chart_values
+from policy.karpenter import compatibility_warning, karpenter_chart_values, verification_warning
 from policy.karpenter_iam import controller_policies
 from tests.chart_values import unknown_keys
 from tests.conftest import env_from
+from tests.karpenter.conftest import example_env
 from tests.karpenter.crds import reference_chart_values, reference_cloudformation
 
 FREE_FORM = frozenset({"nodeSelector"})
@@ -26,7 +27,7 @@ CLUSTER_ARN = f"arn:aws:eks:us-west-2:{ACCOUNT}:cluster/{CLUSTER}"
 
 def test_every_chart_value_exists_in_the_reference_chart(karpenter_1_14_data: dict[str, Any]) -> None:
     chart = reference_chart_values()
-    env = load_environment(name="karpenter-example")
+    env = example_env()
     added = KARPENTER_RELEASES[env.karpenter.version].chart_settings_added
     # Only the keys the table records as newer than the reference copy may be missing from it.
     assert unknown_keys(karpenter_chart_values(env), chart, free_form=FREE_FORM) == [f"settings.{k}" for k in added]
@@ -35,7 +36,7 @@ def test_every_chart_value_exists_in_the_reference_chart(karpenter_1_14_data: di
 
 
 def test_chart_values_run_on_system_nodes_with_the_interruption_queue() -> None:
-    values = karpenter_chart_values(load_environment(name="karpenter-example"))
+    values = karpenter_chart_values(example_env())
     assert values == {
         "nodeSelector": {"gpu-platform.io/role": "system", "kubernetes.io/os": "linux"},
         "replicas": 2,
@@ -70,7 +71,15 @@ def test_the_pinned_release_supports_the_cluster_and_dra() -> None:
     pinned = KARPENTER_RELEASES[versions.KARPENTER_VERSION]
     assert pinned.supports_kubernetes(versions.KUBERNETES_MINOR)
     assert pinned.dra
-    assert compatibility_warning(load_environment(name="karpenter-example")) is None
+    assert compatibility_warning(example_env()) is None
+
+
+def test_acknowledged_unverified_release_warns() -> None:
+    assert verification_warning(example_env()) == (
+        "karpenter.version: the compatibility row Karpenter 1.15.0 (Kubernetes 1.29-1.37, DRA) is an assumption, "
+        "not verified against upstream; deploying it anyway because karpenter.acknowledge_unverified_release is true"
+    )
+    assert verification_warning(load_environment(name="dev")) is None  # no Karpenter pools
 
 
 def test_acknowledged_release_warns(karpenter_1_14_data: dict[str, Any]) -> None:

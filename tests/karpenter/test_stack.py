@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from catalog.karpenter import INTERRUPTION_EVENTS
-from config import load_environment
+from catalog.karpenter import INTERRUPTION_EVENTS, KARPENTER_RELEASES
 from policy.karpenter import karpenter_chart_values, karpenter_objects
 from tests.conftest import env_from
+from tests.karpenter.conftest import example_env
 from tests.karpenter.crds import reference_cloudformation
 
 pytestmark = pytest.mark.synth
@@ -135,7 +136,7 @@ def test_charts_are_pinned_and_run_on_the_system_nodes(template: dict[str, Any])
         "kube-system",
         True,
     )
-    assert json.loads(properties["Values"]) == karpenter_chart_values(load_environment(name=ENV))
+    assert json.loads(properties["Values"]) == karpenter_chart_values(example_env())
 
 
 def test_node_pools_deploy_after_the_controller_after_the_crds(template: dict[str, Any]) -> None:
@@ -164,7 +165,7 @@ def test_node_pool_manifest_is_the_reviewable_output(template: dict[str, Any]) -
     deployed = json.loads(payload)
     for obj in deployed:  # the kubectl provider adds its prune label
         obj["metadata"]["labels"] = {k: v for k, v in obj["metadata"]["labels"].items() if "prune" not in k}
-    assert deployed == karpenter_objects(load_environment(name=ENV))
+    assert deployed == karpenter_objects(example_env())
 
 
 def test_karpenter_pools_get_no_managed_node_group(template: dict[str, Any]) -> None:
@@ -192,6 +193,30 @@ def test_acknowledged_unsupported_release_warns_on_stderr_and_in_cdk(
     warn_if_unsupported(stack, env_from(karpenter_1_14_data))
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith("warning: karpenter.version: Karpenter 1.14.1 supports Kubernetes 1.29-1.36, not 1.37")
-    warn_if_unsupported(Stack(App(), "SupportedProbe"), load_environment(name=ENV))
-    assert capsys.readouterr().err == ""
     Annotations.from_stack(stack).has_warning("*", Match.string_like_regexp("Karpenter 1.14.1 supports Kubernetes"))
+
+
+def test_acknowledged_unverified_release_warns_on_stderr_and_in_cdk(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aws_cdk import App, Stack
+    from aws_cdk.assertions import Annotations, Match
+
+    from stacks.karpenter import warn_if_unsupported
+
+    stack = Stack(App(), "UnverifiedProbe")
+    warn_if_unsupported(stack, example_env())
+    assert capsys.readouterr().err.splitlines() == [
+        "warning: karpenter.version: the compatibility row Karpenter 1.15.0 (Kubernetes 1.29-1.37, DRA) is an "
+        "assumption, not verified against upstream; deploying it anyway because "
+        "karpenter.acknowledge_unverified_release is true"
+    ]
+    Annotations.from_stack(stack).has_warning("*", Match.string_like_regexp("Karpenter 1.15.0 .* not verified"))
+    capsys.readouterr()  # what synthesizing the probe printed
+    # Once the row is verified, the same environment synthesizes without a word.
+    pinned = KARPENTER_RELEASES["1.15.0"]
+    monkeypatch.setitem(KARPENTER_RELEASES, "1.15.0", dataclasses.replace(pinned, verified=True))
+    quiet = Stack(App(), "VerifiedProbe")
+    warn_if_unsupported(quiet, example_env())
+    assert capsys.readouterr().err == ""
+    Annotations.from_stack(quiet).has_no_warning("*", Match.any_value())
