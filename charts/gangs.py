@@ -59,6 +59,20 @@ def _disruption(plan: GangPlan) -> dict[str, Any]:
     return {plan.tier.disruption_mode.value: {}}
 
 
+def _composite_fields(plan: GangPlan) -> dict[str, Any]:
+    """The root composite's policy, shared by its v1beta1 template and its v1alpha3 instance.
+
+    Plain (snake_case) mappings, which both versions' typed structs accept and convert.
+    """
+    return {
+        "scheduling_policy": {"gang": {"min_group_count": len(plan.groups)}},
+        "priority_class_name": plan.tier.priority_class,
+        "disruption_mode": _disruption(plan),
+        "preemption_policy": _preemption(plan),
+        "scheduling_constraints": {"topology": [{"key": plan.topology_key}]} if plan.topology_key else None,
+    }
+
+
 def _group_template(plan: GangPlan, group: GroupPlan, *, with_topology: bool) -> k8s.PodGroupTemplateV1Beta1:
     topology = _topology(plan) if with_topology else None
     return k8s.PodGroupTemplateV1Beta1(
@@ -149,19 +163,7 @@ class _GangObjects:
                     workload_ref=k8s.WorkloadReferenceV1Alpha3(
                         workload_name=plan.workload_name, template_name=ROOT_TEMPLATE
                     ),
-                    scheduling_policy=k8s.CompositePodGroupSchedulingPolicyV1Alpha3(
-                        gang=k8s.CompositeGangSchedulingPolicyV1Alpha3(min_group_count=len(plan.groups))
-                    ),
-                    priority_class_name=plan.tier.priority_class,
-                    disruption_mode=_disruption(plan),
-                    preemption_policy=_preemption(plan),
-                    scheduling_constraints=(
-                        k8s.CompositePodGroupSchedulingConstraintsV1Alpha3(
-                            topology=[k8s.TopologyConstraintV1Alpha3(key=plan.topology_key)]
-                        )
-                        if plan.topology_key
-                        else None
-                    ),
+                    **_composite_fields(plan),
                 ),
             )
         for group in plan.groups:
@@ -193,20 +195,8 @@ class _GangObjects:
                 composite_pod_group_templates=[
                     k8s.CompositePodGroupTemplateV1Beta1(
                         name=ROOT_TEMPLATE,
-                        scheduling_policy=k8s.CompositePodGroupSchedulingPolicyV1Beta1(
-                            gang=k8s.CompositeGangSchedulingPolicyV1Beta1(min_group_count=len(plan.groups))
-                        ),
-                        priority_class_name=plan.tier.priority_class,
-                        disruption_mode=_disruption(plan),
-                        preemption_policy=_preemption(plan),
-                        scheduling_constraints=(
-                            k8s.CompositePodGroupSchedulingConstraintsV1Beta1(
-                                topology=[k8s.TopologyConstraintV1Beta1(key=plan.topology_key)]
-                            )
-                            if plan.topology_key
-                            else None
-                        ),
                         pod_group_templates=[_group_template(plan, g, with_topology=False) for g in plan.groups],
+                        **_composite_fields(plan),
                     )
                 ]
             )
