@@ -17,7 +17,9 @@ os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 from config import ConfigError, EnvironmentConfig, load_environment
 
 if TYPE_CHECKING:
-    from charts.render import RenderedEnvironment
+    from collections.abc import Mapping
+
+    from charts.render import Objects
 
 
 def main() -> int:
@@ -55,10 +57,12 @@ def _for_run(env: EnvironmentConfig, run_id: object, admin_arn: object) -> Envir
     return for_run(env, run_id=run, admin_arns=admins)
 
 
-def build(app: object, env: EnvironmentConfig, rendered: RenderedEnvironment | None = None) -> None:
+def build(app: object, env: EnvironmentConfig, cluster_objects: Mapping[str, Objects] | None = None) -> None:
     """Add every stack of ``env`` to ``app`` and attach the cdk-nag checks.
 
-    ``rendered`` is the checked platform YAML when the caller already has it (``make synth``).
+    ``cluster_objects`` are the rendered cluster-scoped platform objects when the caller
+    renders and checks the platform YAML itself (``make synth``); otherwise they are rendered
+    here, and the gate and deadlock checks refuse a broken environment before any stack exists.
     """
     from aws_cdk import App
 
@@ -67,8 +71,8 @@ def build(app: object, env: EnvironmentConfig, rendered: RenderedEnvironment | N
     from stacks.nag import apply_nag
 
     assert isinstance(app, App)
-    rendered = rendered or render_checked(env)
-    cluster = GpuClusterStack(app, stack_name(env), env=env, platform_objects=rendered.cluster_scoped())
+    objects = cluster_objects if cluster_objects is not None else render_checked(env).cluster_scoped()
+    cluster = GpuClusterStack(app, stack_name(env), env=env, platform_objects=objects)
     apply_nag(app, [cluster])
 
 

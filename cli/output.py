@@ -19,9 +19,14 @@ def replace_dir_on_success(target: Path) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    swap_in(staging, target)
+
+
+def swap_in(filled: Path, target: Path) -> None:
+    """Put the completed directory ``filled`` (same filesystem) where ``target`` was."""
     retired = target.with_name(f".{target.name}.old")
     shutil.rmtree(retired, ignore_errors=True)
     if target.exists():
         target.rename(retired)
-    staging.rename(target)
+    filled.rename(target)
     shutil.rmtree(retired, ignore_errors=True)

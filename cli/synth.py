@@ -1,25 +1,30 @@
 """``make synth``: validate the environment, then write ``cdk.out/`` and ``dist/<env>/``.
 
-Both outputs are staged and swapped in only when everything succeeded, so a bad
-configuration or a failed synthesis leaves the last good output untouched.
+The platform YAML (with every gate and deadlock check) renders in a forked process while
+this one synthesizes CloudFormation, so the two use both cores. Both outputs are staged
+and swapped in only when both succeeded: a bad configuration, a failed check or a failed
+synthesis leaves the last good output untouched.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import sys
+import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-from cli.output import replace_dir_on_success
+from cli.output import replace_dir_on_success, swap_in
 from config import ConfigError, EnvironmentConfig, load_environment
 from config.load import REPO_ROOT
 
 if TYPE_CHECKING:
-    from charts.render import RenderedEnvironment
+    from charts.render import Objects
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -40,14 +45,34 @@ def load(args: argparse.Namespace) -> EnvironmentConfig:
     return for_run(env, run_id=args.run_id or None, admin_arns=tuple(args.admin_arn))
 
 
-def synth_cloudformation(env: EnvironmentConfig, outdir: Path, rendered: RenderedEnvironment | None = None) -> None:
+def synth_cloudformation(
+    env: EnvironmentConfig, outdir: Path, cluster_objects: Mapping[str, Objects] | None = None
+) -> None:
+    """Synthesize ``env``'s stacks into ``outdir`` (``cluster_objects``: already rendered, unchecked)."""
     from aws_cdk import App
 
     from app import build
 
     app = App(outdir=str(outdir))
-    build(app, env, rendered)
+    build(app, env, cluster_objects)
     app.synth()
+
+
+def _render_dist(env: EnvironmentConfig, staging_root: Path) -> None:
+    """Child process: render, check and write ``staging_root/<env>``; the exit code is the verdict."""
+    from cli.render import write_dist
+
+    try:
+        write_dist(env, staging_root)
+    except ConfigError as error:
+        sys.exit(error.report())
+    sys.exit(0)
+
+
+class _RenderFailed(Exception):
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
 
 
 def _first_line(error: Exception) -> str:
@@ -61,19 +86,31 @@ def main(argv: list[str] | None = None) -> int:
         env = load(args)
     except ConfigError as error:
         return error.report()
-    from charts.render import render_checked
-    from cli.render import write_dist
+    dist_root = Path(args.dist)
+    dist_root.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".render-", dir=dist_root) as staging_root:
+        # Forked before this process starts the jsii runtime: each side gets its own Node.js.
+        renderer = multiprocessing.get_context("fork").Process(target=_render_dist, args=(env, Path(staging_root)))
+        renderer.start()
+        try:
+            with replace_dir_on_success(Path(args.cdk_out)) as staging:
+                from charts.render import render_cluster_objects
 
-    try:
-        rendered = render_checked(env)  # fails fast, before the slower CloudFormation synthesis
-        with replace_dir_on_success(Path(args.cdk_out)) as staging:
-            synth_cloudformation(env, staging, rendered)
-            write_dist(env, Path(args.dist), rendered)
-    except ConfigError as error:
-        return error.report()
-    except Exception as error:  # jsii reports synthesis failures (cdk-nag, validation) as runtime errors
-        print(f"error: synthesis of {env.name} failed: {_first_line(error)}", file=sys.stderr)
-        return 1
+                synth_cloudformation(env, staging, render_cluster_objects(env))
+                renderer.join()
+                if renderer.exitcode != 0:  # the renderer already printed its one-line error
+                    raise _RenderFailed(renderer.exitcode or 1)
+        except _RenderFailed as failed:
+            return failed.code
+        except ConfigError as error:
+            return error.report()
+        except Exception as error:  # jsii reports synthesis failures (cdk-nag, validation) as runtime errors
+            print(f"error: synthesis of {env.name} failed: {_first_line(error)}", file=sys.stderr)
+            return 1
+        finally:
+            if renderer.is_alive():
+                renderer.terminate()
+        swap_in(Path(staging_root) / env.name, dist_root / env.name)
     print(f"synthesized {env.name}: {args.cdk_out} and {Path(args.dist) / env.name}")
     return 0
 

@@ -92,3 +92,20 @@ def test_readme_settings_table_is_fresh() -> None:
 
     readme = (REPO_ROOT / "README.md").read_text()
     assert replace_block(readme) == readme, "run `make settings`"
+
+
+def test_failed_deadlock_check_is_one_line_and_keeps_last_good_output(
+    tmp_path: Path, last_good_output: tuple[Path, Path]
+) -> None:
+    cdk_out, dist = last_good_output
+    config = tmp_path / "small.yaml"
+    text = (REPO_ROOT / "environments" / "dev.yaml").read_text()
+    config.write_text(text.replace("    max_size: 16\n", "    max_size: 1\n", 1))  # p5 pool: one node per zone
+    result = _run_synth("--config", str(config), "--cdk-out", str(cdk_out), "--dist", str(dist))
+    assert result.returncode == 2
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: capacity: PodGroup/team-llm-research/pretrain-70b-")
+    assert line.endswith("(full report: make check ENV=dev)")
+    assert (cdk_out / "last-good.txt").read_text() == "keep me\n"
+    assert (dist / "dev" / "last-good.txt").read_text() == "keep me\n"
+    assert sorted(p.name for p in dist.iterdir()) == ["dev"]  # no staging left behind
