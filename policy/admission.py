@@ -238,6 +238,39 @@ def _job_gang_policy() -> AdmissionPolicy:
     )
 
 
+def _team_gang_job_policy() -> AdmissionPolicy:
+    """Gang Jobs in team namespaces carry a platform tier, or the PodGroup their controller makes is refused."""
+    classes = ", ".join(_PLATFORM_CLASSES)
+    pod = "object.spec.template.spec"
+    fix = f" is not a platform tier; fix: set spec.template.spec.priorityClassName to one of {classes}"
+    return AdmissionPolicy(
+        name=f"{PREFIX}-team-gang-jobs",
+        description=(
+            "Gang Jobs (spec.scheduling) in team namespaces use a platform tier on their pod template "
+            f"({classes}): the Job controller copies it into the PodGroup it creates."
+        ),
+        resource=JOB,
+        namespace_selector=TEAM_NAMESPACES,
+        match_conditions=(JUDGE_CREATE_OR_SPEC_CHANGE, ("gang-job", "has(object.spec.scheduling)")),
+        validations=(
+            Validation(
+                expression=(
+                    f"has({pod}.priorityClassName)\n&& {pod}.priorityClassName in {_string_list(_PLATFORM_CLASSES)}"
+                ),
+                message=(
+                    "gang Job does not use a platform priority tier; "
+                    f"fix: set spec.template.spec.priorityClassName to one of {classes}"
+                ),
+                message_expression=(
+                    "'gang Job priority class '\n"
+                    f"+ (has({pod}.priorityClassName) ? {pod}.priorityClassName : '(unset)')\n"
+                    f"+ {_lit(fix)}"
+                ),
+            ),
+        ),
+    )
+
+
 def _team_pod_group_policy() -> AdmissionPolicy:
     classes = ", ".join(_PLATFORM_CLASSES)
     ref = "object.spec.workloadRef"
@@ -376,6 +409,7 @@ def admission_policies(platform: PlatformConfig) -> tuple[AdmissionPolicy, ...]:
     return (
         *(_tier_grant_policy(r) for r in (POD, JOB, WORKLOAD, POD_GROUP, COMPOSITE_POD_GROUP)),
         _job_gang_policy(),
+        _team_gang_job_policy(),
         _team_pod_group_policy(),
         _gang_gpu_pod_policy(),
         _device_class_policy(CLAIM_TEMPLATE, "object.spec.spec.devices", published),

@@ -29,6 +29,7 @@ POLICY_NAMES = {
     "gpu-platform-tier-grants-podgroups",
     "gpu-platform-tier-grants-compositepodgroups",
     "gpu-platform-job-gang-min-count",
+    "gpu-platform-team-gang-jobs",
     "gpu-platform-team-podgroups",
     "gpu-platform-gang-gpu-pods",
     "gpu-platform-device-classes-resourceclaimtemplates",
@@ -317,6 +318,28 @@ def test_job_gang_min_count_within_parallelism() -> None:
     assert _review(policy, _gang_job(2, None)) == _denied(_too_large(2, 1))
     assert _review(policy, _gang_job(16, 0)) == _denied(_too_large(16, 0))
     assert _review(policy, _gang_job(2, 1), old=_gang_job(2, 2)) == _denied(_too_large(2, 1))
+
+
+def test_team_gang_jobs_use_a_platform_tier() -> None:
+    policy = "gpu-platform-team-gang-jobs"
+    job = _first(FINETUNE, "Job")
+    assert _review(policy, job) == ADMITTED
+    fix = (
+        "is not a platform tier; fix: set spec.template.spec.priorityClassName to one of "
+        "gpu-critical, gpu-deadline, gpu-standard, gpu-opportunistic"
+    )
+    system = copy.deepcopy(job)
+    system["spec"]["template"]["spec"]["priorityClassName"] = "system-node-critical"
+    assert _review(policy, system) == _denied(f"gang Job priority class system-node-critical {fix}")
+    unset = copy.deepcopy(job)
+    del unset["spec"]["template"]["spec"]["priorityClassName"]
+    assert _review(policy, unset) == _denied(f"gang Job priority class (unset) {fix}")
+    other = copy.deepcopy(job)
+    other["spec"]["template"]["spec"]["priorityClassName"] = "high"
+    assert _review(policy, other) == _denied(f"gang Job priority class high {fix}")
+    plain = copy.deepcopy(unset)
+    del plain["spec"]["scheduling"]
+    assert _review(policy, plain) == NOT_JUDGED  # ordinary Jobs are not gang Jobs
 
 
 # --- 3. PodGroups in team namespaces --------------------------------------------------------------
