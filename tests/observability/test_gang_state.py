@@ -32,6 +32,16 @@ def new_state() -> GangState:
     return GangState(started_at=T0, preemption_episode_seconds=120, retention_seconds=600)
 
 
+def failed_scheduling(state: GangState, name: str, kind: str, involved: str, now: float, message: str) -> None:
+    """A ``FailedScheduling`` event on ``kind``/``involved`` at ``now``."""
+    add(
+        state,
+        "Event",
+        event(name, reason="FailedScheduling", involved_kind=kind, involved_name=involved, last=now, message=message),
+        now,
+    )
+
+
 def add(state: GangState, kind: str, obj: dict[str, Any], now: float, event_type: str = ADDED) -> None:
     state.apply(kind, event_type, obj, now)
 
@@ -340,19 +350,7 @@ def test_unresolved_template_claim_counts_as_unknown_class() -> None:
     state = new_state()
     add(state, "PodGroup", podgroup("llama-0", created=T0), T0)
     add(state, "Pod", pod("llama-0-0", group="llama-0", created=T0, claim_template="gpu-8x"), T0)
-    add(
-        state,
-        "Event",
-        event(
-            "fs",
-            reason="FailedScheduling",
-            involved_kind="Pod",
-            involved_name="llama-0-0",
-            last=T0 + 1,
-            message="waiting for resourceclaim to be created",
-        ),
-        T0 + 1,
-    )
+    failed_scheduling(state, "fs", "Pod", "llama-0-0", T0 + 1, "waiting for resourceclaim to be created")
     assert state.snapshot(T0 + 1).allocation_failures == {(LABELS, "unknown"): 1}
 
 
@@ -360,18 +358,8 @@ def test_failed_scheduling_without_claims_is_not_an_allocation_failure() -> None
     state = new_state()
     add(state, "PodGroup", podgroup("llama-0", created=T0), T0)
     add(state, "Pod", pod("llama-0-0", group="llama-0", created=T0, gpus=8), T0)
-    add(
-        state,
-        "Event",
-        event(
-            "fs",
-            reason="FailedScheduling",
-            involved_kind="Pod",
-            involved_name="llama-0-0",
-            last=T0 + 1,
-            message="0/16 nodes are available: 16 Insufficient nvidia.com/gpu.",
-        ),
-        T0 + 1,
+    failed_scheduling(
+        state, "fs", "Pod", "llama-0-0", T0 + 1, "0/16 nodes are available: 16 Insufficient nvidia.com/gpu."
     )
     assert state.snapshot(T0 + 1).allocation_failures == {}
 
@@ -379,19 +367,7 @@ def test_failed_scheduling_without_claims_is_not_an_allocation_failure() -> None
 def test_podgroup_level_failed_scheduling_event() -> None:
     state = new_state()
     _dra_gang(state, T0)
-    add(
-        state,
-        "Event",
-        event(
-            "pg.fs",
-            reason="FailedScheduling",
-            involved_kind="PodGroup",
-            involved_name="llama-0",
-            last=T0 + 5,
-            message="cannot allocate all claims",
-        ),
-        T0 + 5,
-    )
+    failed_scheduling(state, "pg.fs", "PodGroup", "llama-0", T0 + 5, "cannot allocate all claims")
     assert state.snapshot(T0 + 5).allocation_failures == {(LABELS, "imex.nvidia.com"): 1}
 
 
