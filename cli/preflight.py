@@ -2,7 +2,8 @@
 
 Asks AWS (read-only) for what ``policy/preflight.py`` says the environment needs: the
 EC2 vCPU quotas of its instance families (Service Quotas), the instance types offered
-in each configured zone, its capacity reservations and Capacity Blocks, and whether EKS
+in each configured zone, its capacity reservations and Capacity Blocks (for Karpenter pools:
+what each ``capacity_reservations`` selector selects, by id or by tags), and whether EKS
 offers the Kubernetes version in the region. Prints a table (or ``--json``); exits 1
 when a check fails, 2 when the environment or AWS access is broken.
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -28,7 +29,9 @@ from policy.checks import Check
 from policy.preflight import (
     EksVersion,
     Reservation,
+    ReservationSelector,
     eks_versions_from_api,
+    karpenter_reservation_needs,
     offering_needs,
     preflight_checks,
     quota_needs,
@@ -97,6 +100,25 @@ def read_reservations(client: Any, reservation_ids: Iterable[str]) -> dict[str, 
     return found
 
 
+def read_selected(
+    client: Any, selectors: Iterable[ReservationSelector], by_id: Mapping[str, Reservation | None]
+) -> dict[ReservationSelector, list[Reservation]]:
+    """What each Karpenter selector selects: an id selector its reservation from ``by_id``; a tag
+    selector every reservation with all its tags (``owner-id`` when it names the owner account)."""
+    selected: dict[ReservationSelector, list[Reservation]] = {}
+    for selector in dict.fromkeys(selectors):
+        if selector.reservation_id is not None:
+            found = by_id.get(selector.reservation_id)
+            selected[selector] = [found] if found is not None else []
+            continue
+        filters = [{"Name": f"tag:{key}", "Values": [value]} for key, value in selector.tags]
+        if selector.owner_account is not None:
+            filters.append({"Name": "owner-id", "Values": [selector.owner_account]})
+        pages = client.get_paginator("describe_capacity_reservations").paginate(Filters=filters)
+        selected[selector] = [reservation_from_api(item) for page in pages for item in page["CapacityReservations"]]
+    return selected
+
+
 def read_eks_versions(client: Any, minor: str) -> list[EksVersion]:
     return eks_versions_from_api(client.describe_cluster_versions(clusterVersions=[minor]))
 
@@ -104,12 +126,18 @@ def read_eks_versions(client: Any, minor: str) -> list[EksVersion]:
 def gather(env: EnvironmentConfig, *, ec2: Any, service_quotas: Any, eks: Any, now: datetime) -> list[Check]:
     """Ask AWS for exactly what the environment needs, then decide (``policy.preflight``)."""
     offerings = offering_needs(env)
+    selectors = [s for n in karpenter_reservation_needs(env) for s in n.selectors]
+    quotas = read_quotas(service_quotas, (n.quota.code for n in quota_needs(env)))
+    offered = read_offerings(ec2, (n.zone for n in offerings), (t for n in offerings for t in n.instance_types))
+    ids = [n.reservation_id for n in reservation_needs(env)] + [s.reservation_id for s in selectors if s.reservation_id]
+    reservations = read_reservations(ec2, ids)
     return preflight_checks(
         env,
         kubernetes_minor=versions.KUBERNETES_MINOR,
-        quotas=read_quotas(service_quotas, (n.quota.code for n in quota_needs(env))),
-        offered=read_offerings(ec2, (n.zone for n in offerings), (t for n in offerings for t in n.instance_types)),
-        reservations=read_reservations(ec2, (n.reservation_id for n in reservation_needs(env))),
+        quotas=quotas,
+        offered=offered,
+        reservations=reservations,
+        selected=read_selected(ec2, selectors, reservations),
         eks_versions=read_eks_versions(eks, versions.KUBERNETES_MINOR),
         now=now,
     )

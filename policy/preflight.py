@@ -1,8 +1,9 @@
 """Preflight decisions: can an environment's capacity launch in its account and region?
 
-What the environment needs (vCPU quotas, instance types per zone, reservations, the
-Kubernetes version) is derived here from the config and the catalog; ``cli/preflight.py``
-asks AWS only for those facts and hands the answers back as plain values.
+What the environment needs (vCPU quotas, instance types per zone, reservations and what
+Karpenter's reservation selectors must find, the Kubernetes version) is derived here from
+the config and the catalog; ``cli/preflight.py`` asks AWS only for those facts and hands
+the answers back as plain values.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from typing import Any
 
 from catalog.instances import INSTANCE_TYPES
 from catalog.quotas import Market, VcpuQuota, vcpu_quota
-from config.karpenter import KarpenterCapacityType
+from config.karpenter import CapacityReservationSelector, KarpenterCapacityType
 from config.model import CapacityProvider, CapacityType, EnvironmentConfig, GpuPoolConfig
 from policy.checks import Check, Status
-from policy.karpenter import allowed_instance_types, pool_settings
+from policy.karpenter import allowed_instance_types, karpenter_pools, pool_settings
 from policy.node_pools import max_nodes
 
 SYSTEM_POOL = "system"
@@ -49,6 +50,41 @@ class ReservationNeed:
     instance_type: str
     zone: str
     max_instances: int
+
+
+@dataclass(frozen=True)
+class ReservationSelector:
+    """One Karpenter ``capacityReservationSelectorTerms`` entry: an id, or tags (and the owner account)."""
+
+    reservation_id: str | None = None
+    tags: tuple[tuple[str, str], ...] = ()
+    owner_account: str | None = None
+
+    @property
+    def tag_text(self) -> str:
+        return ",".join(f"{key}={value}" for key, value in self.tags)
+
+    @property
+    def label(self) -> str:
+        if self.reservation_id is not None:
+            return self.reservation_id
+        return f"tags {self.tag_text}" + (f" owner {self.owner_account}" if self.owner_account else "")
+
+
+@dataclass(frozen=True)
+class KarpenterReservationNeed:
+    """A Karpenter pool's reservation selectors and what a reservation they select must fit."""
+
+    pool: str
+    selectors: tuple[ReservationSelector, ...]
+    zones: tuple[str, ...]
+    instance_types: tuple[str, ...]
+    """Every type the pool may launch (``launchable_types``)."""
+    instance_families: tuple[str, ...]
+    max_instances: int | None
+    """``max_nodes`` of a ``reserved``-only pool, which only its reservations can hold; otherwise ``None``."""
+    nodes_per_max_size: int
+    """Nodes one unit of ``max_size`` adds: the zone count when zone-pinned, else 1."""
 
 
 @dataclass(frozen=True)
@@ -139,6 +175,32 @@ def reservation_needs(env: EnvironmentConfig) -> list[ReservationNeed]:
     ]
 
 
+def selector_from_config(selector: CapacityReservationSelector) -> ReservationSelector:
+    return ReservationSelector(selector.id, tuple(sorted(selector.tags.items())), selector.owner_account)
+
+
+def karpenter_reservation_needs(env: EnvironmentConfig) -> list[KarpenterReservationNeed]:
+    """Every Karpenter pool with ``capacity_reservations``, in config order."""
+    needs = []
+    for pool in karpenter_pools(env):
+        settings = pool_settings(pool)
+        if not settings.capacity_reservations:
+            continue
+        reserved_only = set(settings.capacity_types) == {KarpenterCapacityType.RESERVED}
+        needs.append(
+            KarpenterReservationNeed(
+                pool=pool.name,
+                selectors=tuple(selector_from_config(s) for s in settings.capacity_reservations),
+                zones=pool.zones,
+                instance_types=launchable_types(pool),
+                instance_families=settings.instance_families,
+                max_instances=max_nodes(pool) if reserved_only else None,
+                nodes_per_max_size=len(pool.zones) if pool.zone_pinned else 1,
+            )
+        )
+    return needs
+
+
 def reservation_from_api(item: Mapping[str, Any]) -> Reservation:
     """One entry of ``DescribeCapacityReservations``' ``CapacityReservations``."""
     return Reservation(
@@ -221,6 +283,26 @@ def _when(moment: datetime | None) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC") if moment else "?"
 
 
+def _state_problem(
+    found: Reservation, *, now: datetime, expired_fix: str, other_fix: str
+) -> tuple[Status, str, str] | None:
+    """Why the reservation cannot hold nodes now or when it starts; ``None`` when ``active`` or ``scheduled``."""
+    expired = found.end is not None and found.end <= now
+    if found.state == "expired" or (found.state == "active" and expired):
+        return (Status.FAIL, f"expired at {_when(found.end)}", expired_fix)
+    if found.state in UNCONFIRMED_STATES:
+        return (Status.WARN, f"state {found.state}: not confirmed yet", "wait until it is scheduled or active")
+    if found.state not in USABLE_STATES:
+        return (Status.FAIL, f"state {found.state}", other_fix)
+    return None
+
+
+def _describe(found: Reservation) -> str:
+    window = f"from {_when(found.start)} to {_when(found.end)}" if found.end else f"from {_when(found.start)}, no end"
+    state = "scheduled, starts" if found.state == "scheduled" else "active"
+    return f"{state} {window}: {found.total_instances} x {found.instance_type} in {found.zone}"
+
+
 def reservation_check(need: ReservationNeed, found: Reservation | None, *, now: datetime) -> Check:
     """One verdict per reservation, listing every problem found with it."""
     subject = f"{need.pool} {need.reservation_id}"
@@ -233,15 +315,14 @@ def reservation_check(need: ReservationNeed, found: Reservation | None, *, now: 
             "check the id and that it belongs to this account and region",
         )
     problems: list[tuple[Status, str, str]] = []
-    expired = found.end is not None and found.end <= now
-    if found.state == "expired" or (found.state == "active" and expired):
-        problems.append((Status.FAIL, f"expired at {_when(found.end)}", "reserve a new Capacity Block and use its id"))
-    elif found.state in UNCONFIRMED_STATES:
-        problems.append(
-            (Status.WARN, f"state {found.state}: not confirmed yet", "wait until it is scheduled or active")
-        )
-    elif found.state not in USABLE_STATES:
-        problems.append((Status.FAIL, f"state {found.state}", "reserve new capacity and use its id"))
+    state = _state_problem(
+        found,
+        now=now,
+        expired_fix="reserve a new Capacity Block and use its id",
+        other_fix="reserve new capacity and use its id",
+    )
+    if state is not None:
+        problems.append(state)
     if found.reservation_type != CAPACITY_BLOCK:
         problems.append(
             (Status.FAIL, "an On-Demand Capacity Reservation, not a Capacity Block", "use a Capacity Block's id")
@@ -267,14 +348,7 @@ def reservation_check(need: ReservationNeed, found: Reservation | None, *, now: 
             )
         )
     if not problems:
-        window = f"from {_when(found.start)} to {_when(found.end)}"
-        state = "scheduled, starts" if found.state == "scheduled" else "active"
-        return Check(
-            "reservation",
-            subject,
-            Status.OK,
-            f"{state} {window}: {found.total_instances} x {found.instance_type} in {found.zone}",
-        )
+        return Check("reservation", subject, Status.OK, _describe(found))
     status = Status.FAIL if any(s is Status.FAIL for s, _, _ in problems) else Status.WARN
     return Check(
         "reservation",
@@ -283,6 +357,122 @@ def reservation_check(need: ReservationNeed, found: Reservation | None, *, now: 
         "; ".join(p for _, p, _ in problems),
         "; ".join(f for _, _, f in problems),
     )
+
+
+def _launches(need: KarpenterReservationNeed) -> str:
+    if need.instance_families:
+        return f"any size of {', '.join(need.instance_families)}"
+    return ", ".join(need.instance_types)
+
+
+def _fit_problems(
+    need: KarpenterReservationNeed, selector: ReservationSelector, found: Reservation, *, now: datetime
+) -> list[tuple[Status, str, str]]:
+    """Why Karpenter cannot launch the pool's nodes into ``found``; empty when it can.
+
+    On-Demand Capacity Reservations and Capacity Blocks both serve Karpenter's ``reserved`` capacity.
+    """
+    renew = (
+        "reserve new capacity and select its id"
+        if selector.reservation_id is not None
+        else f"reserve new capacity tagged {selector.tag_text}"
+    )
+    problems: list[tuple[Status, str, str]] = []
+    state = _state_problem(found, now=now, expired_fix=renew, other_fix=renew)
+    if state is not None:
+        problems.append(state)
+    if found.zone not in need.zones:
+        problems.append(
+            (
+                Status.FAIL,
+                f"in {found.zone}, the pool is in {', '.join(need.zones)}",
+                f"add {found.zone} to the pool's zones",
+            )
+        )
+    if found.instance_type not in need.instance_types:
+        known = INSTANCE_TYPES.get(found.instance_type)
+        if known is not None and known.gpus and need.instance_families:
+            fix = f"add {known.family} to karpenter.instance_families"
+        elif known is not None and known.gpus:
+            fix = f"add {found.instance_type} to the pool's instance_types"
+        else:
+            fix = "select reservations of an instance type the pool launches"
+        problems.append((Status.FAIL, f"holds {found.instance_type}, the pool launches {_launches(need)}", fix))
+    return problems
+
+
+def selector_check(
+    need: KarpenterReservationNeed, selector: ReservationSelector, found: Sequence[Reservation], *, now: datetime
+) -> Check:
+    """One verdict per selector: it must select at least one reservation the pool can launch into."""
+    subject = f"{need.pool} {selector.label}"
+    by_id = selector.reservation_id is not None
+    if not found:
+        if by_id:
+            fix = "check the id and that it belongs to this account and region"
+        elif selector.owner_account:
+            fix = f"share reservations tagged {selector.tag_text} from {selector.owner_account} here, or fix the tags"
+        else:
+            fix = f"tag a reservation in this account and region {selector.tag_text}, or fix the tags"
+        return Check(
+            "reservation", subject, Status.FAIL, "not found" if by_id else "no reservation has these tags", fix
+        )
+    verdicts = [(r, _fit_problems(need, selector, r, now=now)) for r in found]
+    usable = [r for r, problems in verdicts if not problems]
+    if usable:
+        described = [_describe(r) if by_id else f"{r.reservation_id} {_describe(r)}" for r in usable]
+        ignored = len(found) - len(usable)
+        if ignored:
+            described.append(f"{ignored} more selected that the pool cannot use")
+        return Check("reservation", subject, Status.OK, "; ".join(described))
+    details = [
+        "; ".join(p for _, p, _ in problems) if by_id else f"{r.reservation_id} {', '.join(p for _, p, _ in problems)}"
+        for r, problems in verdicts
+    ]
+    fixes = dict.fromkeys(f for _, problems in verdicts for _, _, f in problems)
+    confirming = any(all(s is Status.WARN for s, _, _ in problems) for _, problems in verdicts)
+    return Check(
+        "reservation", subject, Status.WARN if confirming else Status.FAIL, "; ".join(details), "; ".join(fixes)
+    )
+
+
+def reserved_capacity_check(
+    need: KarpenterReservationNeed, found: Mapping[ReservationSelector, Sequence[Reservation]], *, now: datetime
+) -> Check | None:
+    """A ``reserved``-only pool: the reservations its selectors find must hold ``max_nodes``. ``None`` for a
+    pool that may also launch spot or on-demand."""
+    if need.max_instances is None:
+        return None
+    usable = {
+        r.reservation_id: r.total_instances
+        for s in need.selectors
+        for r in found.get(s, ())
+        if not _fit_problems(need, s, r, now=now)
+    }
+    total = sum(usable.values())
+    subject = f"{need.pool} reserved capacity"
+    if total >= need.max_instances:
+        return Check(
+            "reservation", subject, Status.OK, f"{total} reserved instances for at most {need.max_instances} nodes"
+        )
+    max_size = total // need.nodes_per_max_size
+    more = f"reserve {need.max_instances - total} more instances"
+    return Check(
+        "reservation",
+        subject,
+        Status.WARN,
+        f"{total} reserved instances usable, the pool may ask for {need.max_instances}",
+        f"{more} or set max_size <= {max_size}" if max_size else more,
+    )
+
+
+def karpenter_reservation_checks(
+    need: KarpenterReservationNeed, found: Mapping[ReservationSelector, Sequence[Reservation]], *, now: datetime
+) -> list[Check]:
+    """``found``: the reservations each selector selects (by id: the one reservation, if any)."""
+    checks = [selector_check(need, s, found.get(s, ()), now=now) for s in need.selectors]
+    total = reserved_capacity_check(need, found, now=now)
+    return checks if total is None else [*checks, total]
 
 
 def eks_version_check(minor: str, region: str, versions: Sequence[EksVersion]) -> Check:
@@ -317,12 +507,16 @@ def preflight_checks(
     quotas: Mapping[str, float | None],
     offered: Mapping[str, frozenset[str]],
     reservations: Mapping[str, Reservation | None],
+    selected: Mapping[ReservationSelector, Sequence[Reservation]],
     eks_versions: Sequence[EksVersion],
     now: datetime,
 ) -> list[Check]:
-    """Every verdict, in a stable order: EKS version, quotas, offerings, reservations."""
+    """Every verdict, in a stable order: EKS version, quotas, offerings, reservations (node groups, then
+    Karpenter pools). ``selected``: the reservations each Karpenter selector selects."""
     checks = [eks_version_check(kubernetes_minor, env.region, eks_versions)]
     checks += quota_checks(quota_needs(env), quotas, region=env.region)
     checks += offering_checks(offering_needs(env), offered)
     checks += [reservation_check(n, reservations.get(n.reservation_id), now=now) for n in reservation_needs(env)]
+    for need in karpenter_reservation_needs(env):
+        checks += karpenter_reservation_checks(need, selected, now=now)
     return checks

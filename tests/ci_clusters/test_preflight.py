@@ -13,12 +13,15 @@ from typing import Any
 
 import boto3
 import pytest
+import yaml
 from botocore.stub import Stubber
 
 from cli.preflight import gather, main
-from config import load_environment
+from config import EnvironmentConfig, load_environment
+from config.load import ENVIRONMENTS_DIR
 from policy.checks import Check, Status
 from policy.preflight import quota_needs
+from tests.conftest import env_from
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 EXAMPLE = Path(__file__).resolve().parent / "environment.yaml"
@@ -39,6 +42,11 @@ QUOTA_NAMES = {
     "L-417A185B": "Running On-Demand P instances",
     "L-7212CCBC": "All P Spot Instance Requests",
     "L-DB2E81BA": "Running On-Demand G and VT instances",
+}
+KARPENTER_QUOTA_NAMES = {
+    "L-1216C47A": QUOTA_NAMES["L-1216C47A"],
+    "L-3819A6DF": "All G and VT Spot Instance Requests",
+    "L-DB2E81BA": QUOTA_NAMES["L-DB2E81BA"],
 }
 
 
@@ -92,7 +100,7 @@ def _quota(code: str, value: float) -> dict[str, Any]:
             "ServiceName": "Amazon Elastic Compute Cloud (Amazon EC2)",
             "QuotaArn": f"arn:aws:servicequotas:us-east-1:{ACCOUNT}:ec2/{code}",
             "QuotaCode": code,
-            "QuotaName": QUOTA_NAMES[code],
+            "QuotaName": {**QUOTA_NAMES, **KARPENTER_QUOTA_NAMES}[code],
             "Value": value,
             "Unit": "None",
             "Adjustable": True,
@@ -358,3 +366,250 @@ class _FixedNow(datetime):
     @classmethod
     def now(cls, tz: Any = None) -> _FixedNow:  # type: ignore[override]
         return cls(2026, 12, 1, 9, 0, tzinfo=UTC)
+
+
+# Karpenter pools: ``environments/karpenter-example.yaml`` with its managed node group left out and
+# reserved capacity added to the L40S pool through a tag selector on reservations shared by another account.
+WEST = ("us-west-2a", "us-west-2b")
+KARPENTER_BLOCK = "cr-0a1b2c3d4e5f60789"
+SHARED_ODCR = "cr-0f1e2d3c4b5a69788"
+SHARING_ACCOUNT = "444455556666"
+TAG_SELECTOR = f"tags purpose=training,team=vision owner {SHARING_ACCOUNT}"
+WEST_TYPES = ["g6e.12xlarge", "g6e.48xlarge", "m7i.large", "p5en.48xlarge"]
+
+
+def karpenter_env() -> EnvironmentConfig:
+    data = yaml.safe_load((ENVIRONMENTS_DIR / "karpenter-example.yaml").read_text())
+    flex, block, _ = data["gpu_pools"]
+    flex["karpenter"]["capacity_types"] = ["reserved", "spot", "on_demand"]
+    flex["karpenter"]["capacity_reservations"] = [
+        {"tags": {"team": "vision", "purpose": "training"}, "owner_account": SHARING_ACCOUNT}
+    ]
+    data["gpu_pools"] = [flex, block]
+    return env_from(data)
+
+
+def _capacity_block() -> dict[str, Any]:
+    return {
+        "CapacityReservationId": KARPENTER_BLOCK,
+        "OwnerId": ACCOUNT,
+        "CapacityReservationArn": f"arn:aws:ec2:us-west-2:{ACCOUNT}:capacity-reservation/{KARPENTER_BLOCK}",
+        "AvailabilityZoneId": "usw2-az1",
+        "InstanceType": "p5en.48xlarge",
+        "InstancePlatform": "Linux/UNIX",
+        "AvailabilityZone": "us-west-2a",
+        "Tenancy": "default",
+        "TotalInstanceCount": 2,
+        "AvailableInstanceCount": 2,
+        "EbsOptimized": True,
+        "EphemeralStorage": False,
+        "State": "active",
+        "StartDate": datetime(2026, 11, 28, 11, 30, tzinfo=UTC),
+        "EndDate": datetime(2026, 12, 12, 11, 30, tzinfo=UTC),
+        "EndDateType": "limited",
+        "InstanceMatchCriteria": "targeted",
+        "CreateDate": datetime(2026, 11, 20, 17, 2, tzinfo=UTC),
+        "Tags": [],
+        "ReservationType": "capacity-block",
+        "CapacityBlockId": "cb-0f1e2d3c4b5a69701",
+    }
+
+
+def _shared_odcr() -> dict[str, Any]:
+    """An open-ended On-Demand Capacity Reservation shared from another account: no ``EndDate``."""
+    return {
+        "CapacityReservationId": SHARED_ODCR,
+        "OwnerId": SHARING_ACCOUNT,
+        "CapacityReservationArn": f"arn:aws:ec2:us-west-2:{SHARING_ACCOUNT}:capacity-reservation/{SHARED_ODCR}",
+        "AvailabilityZoneId": "usw2-az2",
+        "InstanceType": "g6e.24xlarge",
+        "InstancePlatform": "Linux/UNIX",
+        "AvailabilityZone": "us-west-2b",
+        "Tenancy": "default",
+        "TotalInstanceCount": 4,
+        "AvailableInstanceCount": 3,
+        "EbsOptimized": True,
+        "EphemeralStorage": False,
+        "State": "active",
+        "StartDate": datetime(2026, 10, 1, 8, 0, tzinfo=UTC),
+        "EndDateType": "unlimited",
+        "InstanceMatchCriteria": "targeted",
+        "CreateDate": datetime(2026, 10, 1, 8, 0, tzinfo=UTC),
+        "Tags": [{"Key": "team", "Value": "vision"}, {"Key": "purpose", "Value": "training"}],
+        "ReservationType": "default",
+    }
+
+
+@dataclass
+class KarpenterWorld:
+    """The reservations the selectors find; every field starts out good for ``karpenter_env()``."""
+
+    block: dict[str, Any] | None = field(default_factory=_capacity_block)
+    tagged: list[dict[str, Any]] = field(default_factory=lambda: [_shared_odcr()])
+
+
+def karpenter_stubbed(world: KarpenterWorld) -> Clients:
+    ec2, quotas, eks = _client("ec2"), _client("service-quotas"), _client("eks")
+    quota_stub, ec2_stub, eks_stub = Stubber(quotas), Stubber(ec2), Stubber(eks)
+    for code in sorted(KARPENTER_QUOTA_NAMES):
+        quota_stub.add_response("get_service_quota", _quota(code, 2048), {"ServiceCode": "ec2", "QuotaCode": code})
+    ec2_stub.add_response(
+        "describe_instance_type_offerings",
+        {
+            "InstanceTypeOfferings": [
+                {"InstanceType": t, "LocationType": "availability-zone", "Location": z}
+                for z in WEST
+                for t in WEST_TYPES
+            ]
+        },
+        {
+            "LocationType": "availability-zone",
+            "Filters": [{"Name": "location", "Values": list(WEST)}, {"Name": "instance-type", "Values": WEST_TYPES}],
+        },
+    )
+    if world.block is None:
+        ec2_stub.add_client_error(
+            "describe_capacity_reservations",
+            "InvalidCapacityReservationId.NotFound",
+            f"The capacity reservation ID '{KARPENTER_BLOCK}' does not exist",
+            expected_params={"CapacityReservationIds": [KARPENTER_BLOCK]},
+        )
+    else:
+        ec2_stub.add_response(
+            "describe_capacity_reservations",
+            {"CapacityReservations": [world.block]},
+            {"CapacityReservationIds": [KARPENTER_BLOCK]},
+        )
+    ec2_stub.add_response(
+        "describe_capacity_reservations",
+        {"CapacityReservations": world.tagged},
+        {
+            "Filters": [
+                {"Name": "tag:purpose", "Values": ["training"]},
+                {"Name": "tag:team", "Values": ["vision"]},
+                {"Name": "owner-id", "Values": [SHARING_ACCOUNT]},
+            ]
+        },
+    )
+    eks_stub.add_response(
+        "describe_cluster_versions",
+        {"clusterVersions": [{"clusterVersion": "1.37", "versionStatus": "STANDARD_SUPPORT"}]},
+        {"clusterVersions": ["1.37"]},
+    )
+    stubs = [quota_stub, ec2_stub, eks_stub]
+    for stub in stubs:
+        stub.activate()
+    return Clients(ec2, quotas, eks, stubs)
+
+
+def run_karpenter(world: KarpenterWorld) -> dict[str, Check]:
+    """The reservation verdicts by subject; every other check must pass."""
+    clients = karpenter_stubbed(world)
+    checks = gather(karpenter_env(), ec2=clients.ec2, service_quotas=clients.service_quotas, eks=clients.eks, now=NOW)
+    for stub in clients.stubs:
+        stub.assert_no_pending_responses()
+    assert all(c.status is Status.OK for c in checks if c.check != "reservation")
+    return {c.subject: c for c in checks if c.check == "reservation"}
+
+
+def test_karpenter_all_good() -> None:
+    checks = run_karpenter(KarpenterWorld())
+    assert [(subject, c.status, c.detail) for subject, c in checks.items()] == [
+        (
+            f"l40s-flex {TAG_SELECTOR}",
+            Status.OK,
+            f"{SHARED_ODCR} active from 2026-10-01 08:00 UTC, no end: 4 x g6e.24xlarge in us-west-2b",
+        ),
+        (
+            f"h200-block {KARPENTER_BLOCK}",
+            Status.OK,
+            "active from 2026-11-28 11:30 UTC to 2026-12-12 11:30 UTC: 2 x p5en.48xlarge in us-west-2a",
+        ),
+        ("h200-block reserved capacity", Status.OK, "2 reserved instances for at most 2 nodes"),
+    ]
+
+
+def test_karpenter_selector_by_id_found_and_active() -> None:
+    world = KarpenterWorld()
+    assert world.block is not None
+    world.block.update(State="scheduled", StartDate=NOW + timedelta(days=2), EndDate=NOW + timedelta(days=9))
+    checks = run_karpenter(world)
+    block = checks[f"h200-block {KARPENTER_BLOCK}"]
+    assert (block.status, block.detail) == (
+        Status.OK,
+        "scheduled, starts from 2026-12-03 09:00 UTC to 2026-12-10 09:00 UTC: 2 x p5en.48xlarge in us-west-2a",
+    )
+    assert checks["h200-block reserved capacity"].status is Status.OK
+    missing = run_karpenter(KarpenterWorld(block=None))[f"h200-block {KARPENTER_BLOCK}"]
+    assert (missing.status, missing.detail) == (Status.FAIL, "not found")
+
+
+def test_karpenter_selector_by_tags_finds_nothing() -> None:
+    check = run_karpenter(KarpenterWorld(tagged=[]))[f"l40s-flex {TAG_SELECTOR}"]
+    assert (check.status, check.detail) == (Status.FAIL, "no reservation has these tags")
+    assert (
+        check.fix
+        == f"share reservations tagged purpose=training,team=vision from {SHARING_ACCOUNT} here, or fix the tags"
+    )
+
+
+def test_karpenter_reservation_in_a_zone_the_pool_does_not_use() -> None:
+    world = KarpenterWorld()
+    assert world.block is not None
+    world.block.update(AvailabilityZone="us-west-2b", AvailabilityZoneId="usw2-az2")
+    checks = run_karpenter(world)
+    block = checks[f"h200-block {KARPENTER_BLOCK}"]
+    assert (block.status, block.detail, block.fix) == (
+        Status.FAIL,
+        "in us-west-2b, the pool is in us-west-2a",
+        "add us-west-2b to the pool's zones",
+    )
+    # Nothing usable is left for a reserved-only pool.
+    total = checks["h200-block reserved capacity"]
+    assert (total.status, total.detail) == (Status.WARN, "0 reserved instances usable, the pool may ask for 2")
+    assert total.fix == "reserve 2 more instances"
+
+
+def test_karpenter_expired_reservation() -> None:
+    world = KarpenterWorld()
+    assert world.block is not None
+    world.block.update(
+        State="expired",
+        StartDate=datetime(2026, 11, 10, 11, 30, tzinfo=UTC),
+        EndDate=datetime(2026, 11, 24, 11, 30, tzinfo=UTC),
+        AvailableInstanceCount=0,
+    )
+    block = run_karpenter(world)[f"h200-block {KARPENTER_BLOCK}"]
+    assert (block.status, block.detail, block.fix) == (
+        Status.FAIL,
+        "expired at 2026-11-24 11:30 UTC",
+        "reserve new capacity and select its id",
+    )
+
+
+def test_karpenter_reservation_of_a_type_the_pool_cannot_launch() -> None:
+    world = KarpenterWorld()
+    world.tagged[0]["InstanceType"] = "p5.48xlarge"
+    check = run_karpenter(world)[f"l40s-flex {TAG_SELECTOR}"]
+    assert (check.status, check.detail, check.fix) == (
+        Status.FAIL,
+        f"{SHARED_ODCR} holds p5.48xlarge, the pool launches any size of g6e",
+        "add p5 to karpenter.instance_families",
+    )
+    # One reservation the pool can use is enough; the others are counted, not failed.
+    world.tagged.append(_shared_odcr() | {"CapacityReservationId": "cr-0f1e2d3c4b5a69799"})
+    check = run_karpenter(world)[f"l40s-flex {TAG_SELECTOR}"]
+    assert check.status is Status.OK
+    assert check.detail.endswith("; 1 more selected that the pool cannot use")
+
+
+def test_karpenter_reserved_only_pool_needs_enough_instances() -> None:
+    world = KarpenterWorld()
+    assert world.block is not None
+    world.block.update(TotalInstanceCount=1, AvailableInstanceCount=1)
+    total = run_karpenter(world)["h200-block reserved capacity"]
+    assert (total.status, total.detail, total.fix) == (
+        Status.WARN,
+        "1 reserved instances usable, the pool may ask for 2",
+        "reserve 1 more instances or set max_size <= 1",
+    )
