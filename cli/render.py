@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-from cli.warm import warm_cdk8s
+from cli.warm import exit_now, warm_cdk8s
 
 warm_cdk8s()  # the jsii Node.js process boots while the configuration imports below load
 
@@ -56,4 +55,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_now(main())

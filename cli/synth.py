@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
 from cli.output import replace_dir_on_success, swap_in
+from cli.warm import exit_now
 from config import ConfigError, EnvironmentConfig, load_environment
 from config.load import REPO_ROOT
 
@@ -65,8 +66,8 @@ def _render_dist(env: EnvironmentConfig, staging_root: Path) -> None:
     try:
         write_dist(env, staging_root)
     except ConfigError as error:
-        sys.exit(error.report())
-    sys.exit(0)
+        exit_now(error.report())
+    exit_now(0)
 
 
 class _RenderFailed(Exception):
@@ -116,4 +117,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_now(main())

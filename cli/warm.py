@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 import threading
 
 
@@ -15,3 +17,14 @@ def warm_cdk8s() -> threading.Thread:
     thread = threading.Thread(target=importlib.import_module, args=("cdk8s_plus_37",), daemon=True)
     thread.start()
     return thread
+
+
+def exit_now(code: int) -> None:
+    """Exit once output is flushed, without the interpreter's teardown.
+
+    A graceful exit waits for the jsii runtime's Node.js process to shut down, which costs
+    a noticeable share of a short command; the process ends on its own when its pipe closes.
+    """
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
