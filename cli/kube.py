@@ -6,6 +6,7 @@ decisions in ``policy/`` work on the same documents tests record.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 from collections.abc import Mapping
@@ -13,6 +14,12 @@ from pathlib import Path
 from typing import Any
 
 Json = dict[str, Any]
+
+
+def add_cluster_args(parser: argparse.ArgumentParser) -> None:
+    """``--kubeconfig`` and ``--context``: which cluster a command talks to."""
+    parser.add_argument("--kubeconfig", help="kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
+    parser.add_argument("--context", help="kubeconfig context (default: the current one)")
 
 
 def find_kubeconfig(explicit: str | None, environ: Mapping[str, str], home: Path) -> Path | None:

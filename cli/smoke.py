@@ -21,7 +21,7 @@ from pathlib import Path
 
 from catalog import versions
 from cli.environment_args import add_environment_args, load_selected
-from cli.kube import KubeApi, connect, find_kubeconfig
+from cli.kube import KubeApi, add_cluster_args, connect, find_kubeconfig
 from cli.report import exit_code, first_line, render
 from cli.verify import read
 from config import ConfigError, EnvironmentConfig
@@ -158,8 +158,7 @@ def pod_tolerations(env: EnvironmentConfig) -> list[dict[str, str]]:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_environment_args(parser)
-    parser.add_argument("--kubeconfig", help="kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
-    parser.add_argument("--context", help="kubeconfig context (default: the current one)")
+    add_cluster_args(parser)
     parser.add_argument("--scenarios", default="", help="comma-separated subset of the scenarios (default: all)")
     parser.add_argument("--gang-size", type=int, default=2, help="pods in the gang that should start (default 2)")
     parser.add_argument("--window-seconds", type=int, default=300, help="how long a gang may take to start")

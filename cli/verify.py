@@ -21,7 +21,7 @@ import yaml
 
 from catalog.labels import DEVICE_MANAGEMENT_DRA, DEVICE_MANAGEMENT_LABEL
 from cli.environment_args import add_environment_args, load_selected
-from cli.kube import Json, KubeApi, connect, find_kubeconfig
+from cli.kube import Json, KubeApi, add_cluster_args, connect, find_kubeconfig
 from cli.report import exit_code, first_line, render
 from config import ConfigError
 from policy.verify import DRA_DRIVER_NAME, evaluate, expectations, platform_object_names
@@ -60,8 +60,7 @@ def _names(values: list[str]) -> list[str]:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_environment_args(parser)
-    parser.add_argument("--kubeconfig", help="kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
-    parser.add_argument("--context", help="kubeconfig context (default: the current one)")
+    add_cluster_args(parser)
     parser.add_argument("--device-classes", action="append", default=[], help="platform DeviceClasses (a,b,...)")
     parser.add_argument("--priority-classes", action="append", default=[], help="platform PriorityClasses (a,b,...)")
     parser.add_argument("--expect-from", type=Path, help="expect every DeviceClass/PriorityClass rendered in this dir")

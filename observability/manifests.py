@@ -8,10 +8,8 @@ keys, so the rendered YAML/JSON is byte-identical for identical inputs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
-
-import yaml
 
 APP_NAME = "gang-exporter"
 METRICS_PORT = 8080
@@ -141,8 +139,3 @@ def scheduler_service_monitor(namespace: str) -> dict[str, Any]:
     }
     result: dict[str, Any] = sort_keys(monitor)
     return result
-
-
-def dump_yaml(objects: Sequence[Mapping[str, Any]]) -> str:
-    """Multi-document YAML with sorted keys (deterministic)."""
-    return yaml.safe_dump_all([sort_keys(o) for o in objects], sort_keys=True, default_flow_style=False)

@@ -50,6 +50,33 @@ KARPENTER_QUOTA_NAMES = {
 }
 
 
+def capacity_block(reservation_id: str, *, region: str, zone: str, zone_id: str, block_id: str) -> dict[str, Any]:
+    """An active two-node p5en Capacity Block as ``describe_capacity_reservations`` returns it."""
+    return {
+        "CapacityReservationId": reservation_id,
+        "OwnerId": ACCOUNT,
+        "CapacityReservationArn": f"arn:aws:ec2:{region}:{ACCOUNT}:capacity-reservation/{reservation_id}",
+        "AvailabilityZoneId": zone_id,
+        "InstanceType": "p5en.48xlarge",
+        "InstancePlatform": "Linux/UNIX",
+        "AvailabilityZone": zone,
+        "Tenancy": "default",
+        "TotalInstanceCount": 2,
+        "AvailableInstanceCount": 2,
+        "EbsOptimized": True,
+        "EphemeralStorage": False,
+        "State": "active",
+        "StartDate": datetime(2026, 11, 28, 11, 30, tzinfo=UTC),
+        "EndDate": datetime(2026, 12, 12, 11, 30, tzinfo=UTC),
+        "EndDateType": "limited",
+        "InstanceMatchCriteria": "targeted",
+        "CreateDate": datetime(2026, 11, 20, 17, 2, tzinfo=UTC),
+        "Tags": [],
+        "ReservationType": "capacity-block",
+        "CapacityBlockId": block_id,
+    }
+
+
 @dataclass
 class World:
     """What the account looks like; every field starts out good for ``environment.yaml``."""
@@ -59,29 +86,9 @@ class World:
     )
     offered: dict[str, list[str]] = field(default_factory=lambda: {z: list(ASKED_TYPES) for z in ZONES})
     reservation: dict[str, Any] | None = field(
-        default_factory=lambda: {
-            "CapacityReservationId": BLOCK,
-            "OwnerId": ACCOUNT,
-            "CapacityReservationArn": f"arn:aws:ec2:us-east-1:{ACCOUNT}:capacity-reservation/{BLOCK}",
-            "AvailabilityZoneId": "use1-az4",
-            "InstanceType": "p5en.48xlarge",
-            "InstancePlatform": "Linux/UNIX",
-            "AvailabilityZone": "us-east-1b",
-            "Tenancy": "default",
-            "TotalInstanceCount": 2,
-            "AvailableInstanceCount": 2,
-            "EbsOptimized": True,
-            "EphemeralStorage": False,
-            "State": "active",
-            "StartDate": datetime(2026, 11, 28, 11, 30, tzinfo=UTC),
-            "EndDate": datetime(2026, 12, 12, 11, 30, tzinfo=UTC),
-            "EndDateType": "limited",
-            "InstanceMatchCriteria": "targeted",
-            "CreateDate": datetime(2026, 11, 20, 17, 2, tzinfo=UTC),
-            "Tags": [],
-            "ReservationType": "capacity-block",
-            "CapacityBlockId": "cb-0a1b2c3d4e5f60718",
-        }
+        default_factory=lambda: capacity_block(
+            BLOCK, region="us-east-1", zone="us-east-1b", zone_id="use1-az4", block_id="cb-0a1b2c3d4e5f60718"
+        )
     )
     eks_status: str | None = "STANDARD_SUPPORT"
 
@@ -390,29 +397,9 @@ def karpenter_env() -> EnvironmentConfig:
 
 
 def _capacity_block() -> dict[str, Any]:
-    return {
-        "CapacityReservationId": KARPENTER_BLOCK,
-        "OwnerId": ACCOUNT,
-        "CapacityReservationArn": f"arn:aws:ec2:us-west-2:{ACCOUNT}:capacity-reservation/{KARPENTER_BLOCK}",
-        "AvailabilityZoneId": "usw2-az1",
-        "InstanceType": "p5en.48xlarge",
-        "InstancePlatform": "Linux/UNIX",
-        "AvailabilityZone": "us-west-2a",
-        "Tenancy": "default",
-        "TotalInstanceCount": 2,
-        "AvailableInstanceCount": 2,
-        "EbsOptimized": True,
-        "EphemeralStorage": False,
-        "State": "active",
-        "StartDate": datetime(2026, 11, 28, 11, 30, tzinfo=UTC),
-        "EndDate": datetime(2026, 12, 12, 11, 30, tzinfo=UTC),
-        "EndDateType": "limited",
-        "InstanceMatchCriteria": "targeted",
-        "CreateDate": datetime(2026, 11, 20, 17, 2, tzinfo=UTC),
-        "Tags": [],
-        "ReservationType": "capacity-block",
-        "CapacityBlockId": "cb-0f1e2d3c4b5a69701",
-    }
+    return capacity_block(
+        KARPENTER_BLOCK, region="us-west-2", zone="us-west-2a", zone_id="usw2-az1", block_id="cb-0f1e2d3c4b5a69701"
+    )
 
 
 def _shared_odcr() -> dict[str, Any]:

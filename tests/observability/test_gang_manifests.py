@@ -10,8 +10,9 @@ import pytest
 from pydantic import ValidationError
 
 from charts.observability import render_objects
+from charts.yaml_output import dump_objects
 from config.observability import ObservabilityConfig
-from observability.manifests import EKS_SCHEDULER_METRICS_PATH, METRICS_PORT, dump_yaml
+from observability.manifests import EKS_SCHEDULER_METRICS_PATH, METRICS_PORT
 
 IMAGE = "123456789012.dkr.ecr.us-west-2.amazonaws.com/gang-exporter:0.1.0"
 NAMESPACE = "gpu-observability"
@@ -139,8 +140,8 @@ def test_scheduler_scrape_only_when_requested() -> None:
 
 
 def test_deterministic_and_sorted() -> None:
-    first = dump_yaml(objects())
-    assert first == dump_yaml(objects())
+    first = dump_objects(objects())
+    assert first == dump_objects(objects())
     for obj in objects():
         text = json.dumps(obj)
         assert text == json.dumps(obj, sort_keys=True)
