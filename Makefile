@@ -7,6 +7,7 @@ PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt | cksum | cut -d' ' -f1)
+TEST_STAMP := $(VENV)/.installed-test-$(shell cat requirements.txt requirements-test.txt | cksum | cut -d' ' -f1)
 NODE_STAMP := node_modules/.installed-$(shell cat package-lock.json | cksum | cut -d' ' -f1)
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
@@ -36,25 +37,30 @@ $(STAMP): requirements.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	rm -f $(VENV)/.installed-* && touch $@
 
+# Test-only tools, on top of the synth set: `make synth` never installs them.
+$(TEST_STAMP): $(STAMP) requirements-test.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-test.txt
+	rm -f $(VENV)/.installed-test-* && touch $@
+
 $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-install: $(STAMP) $(NODE_STAMP)  ## Create .venv and node_modules from the pinned files
+install: $(TEST_STAMP) $(NODE_STAMP)  ## Create .venv (synth and test tools) and node_modules from the pinned files
 
 synth: $(STAMP)  ## Synthesize ENV (or CONFIG) into cdk.out/ and dist/<env>/
 	$(PY) -m cli.synth $(SELECT) $(RUN_SELECT)
 
 test: lint typecheck pytest  ## The whole quality gate: lint, type check, tests (with cfn-lint and cdk-nag)
 
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-typecheck: $(STAMP)
+typecheck: $(TEST_STAMP)
 	$(VENV)/bin/mypy
 
-pytest: $(STAMP)
+pytest: $(TEST_STAMP)
 	$(PY) -m pytest -q
 
 cdk-synth: $(STAMP) $(NODE_STAMP)  ## cdk synth through cdk.json (the CDK CLI way)
@@ -102,7 +108,7 @@ smoke: $(STAMP)  ## Submit small gangs to a live cluster and report; skips (exit
 names: $(STAMP)  ## A run's physical names (stack, cluster, region) as key=value lines
 	@$(PY) -m cli.ephemeral $(SELECT) $(RUN_SELECT)
 
-cfn-lint: $(STAMP)  ## cfn-lint every template in cdk.out/ (run after make synth; errors fail)
+cfn-lint: $(TEST_STAMP)  ## cfn-lint every template in cdk.out/ (run after make synth; errors fail)
 	$(VENV)/bin/cfn-lint --non-zero-exit-code error -- cdk.out/*.template.json
 
 check: $(STAMP)  ## Gate consistency and static deadlock checks of ENV (JSON with JSON=1)
