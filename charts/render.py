@@ -2,6 +2,10 @@
 
 This module imports cdk8s but never aws-cdk-lib, so ``make render`` stays fast; the
 cluster stack calls the same functions to deploy the cluster-scoped objects.
+
+Each chart gets its own cdk8s ``App``: ``Chart.to_json()`` synthesizes the chart's whole App
+(dependencies and validation of every chart in it), so charts sharing one App would make
+rendering quadratic in the number of team runs. Output is the same either way.
 """
 
 from __future__ import annotations
@@ -47,15 +51,18 @@ class RenderedEnvironment:
         return [o for objs in self.files.values() for o in objs]
 
 
-def _chart(app: App, name: str, build: Callable[[Construct], object]) -> Objects:
-    chart = Chart(app, name, disable_resource_name_hashes=True)
+def _chart(app: App | None, name: str, build: Callable[[Construct], object]) -> Objects:
+    """The objects of one chart; in its own App unless ``app`` is given."""
+    chart = Chart(app or App(), name, disable_resource_name_hashes=True)
     build(chart)
     return [dict(o) for o in chart.to_json()]
 
 
-def render_cluster_objects(env: EnvironmentConfig, app: App | None = None) -> dict[str, Objects]:
-    """Namespaces, DeviceClasses, PriorityClasses and admission policies: the objects the cluster stack deploys."""
-    app = app or App()
+def render_cluster_objects(env: EnvironmentConfig, *, app: App | None = None) -> dict[str, Objects]:
+    """Namespaces, DeviceClasses, PriorityClasses and admission policies: the objects the cluster stack deploys.
+
+    ``app``: one App for all four charts; by default each chart has its own.
+    """
     platform = env.platform
     return {
         "namespaces.yaml": _chart(app, "namespaces", lambda c: PlatformNamespaces(c, "Namespaces", platform=platform)),
@@ -71,7 +78,7 @@ def render_cluster_objects(env: EnvironmentConfig, app: App | None = None) -> di
     }
 
 
-def render_team_run(app: App, env: EnvironmentConfig, team_run: TeamRun) -> tuple[Objects, GangPlan]:
+def render_team_run(env: EnvironmentConfig, team_run: TeamRun, *, app: App | None = None) -> tuple[Objects, GangPlan]:
     construct_type = GANG_CONSTRUCTS[team_run.run.template]
     holder: list[GangPlan] = []
 
@@ -89,9 +96,16 @@ def render_team_run(app: App, env: EnvironmentConfig, team_run: TeamRun) -> tupl
     return objects, holder[0]
 
 
-def render_environment(env: EnvironmentConfig, *, team_runs: list[TeamRun] | None = None) -> RenderedEnvironment:
-    app = App()
-    cluster = render_cluster_objects(env, app)
+def render_environment(
+    env: EnvironmentConfig, *, team_runs: list[TeamRun] | None = None, shared_app: App | None = None
+) -> RenderedEnvironment:
+    """Every output file's objects (``team_runs``: instead of the runs under ``teams/``).
+
+    ``shared_app`` puts every chart into that one App instead of one App per chart: same
+    output at quadratic cost, kept as the reference the one-App-per-chart path is tested against.
+    """
+    app = shared_app
+    cluster = render_cluster_objects(env, app=app)
     rendered = RenderedEnvironment(files=dict(cluster), cluster_files=tuple(cluster))
     karpenter = karpenter_objects(env)
     if karpenter:  # deployed by the Karpenter construct after its CRDs and controller
@@ -99,7 +113,7 @@ def render_environment(env: EnvironmentConfig, *, team_runs: list[TeamRun] | Non
     if env.observability.enabled:  # deployed by the cluster stack with the exporter image asset
         rendered.files["observability.yaml"] = environment_objects(env, app=app)
     for team_run in load_team_runs(env) if team_runs is None else team_runs:
-        objects, plan = render_team_run(app, env, team_run)
+        objects, plan = render_team_run(env, team_run, app=app)
         rendered.files[f"teams/{team_run.team}/{team_run.name}.yaml"] = objects
         rendered.plans.append(plan)
     return rendered

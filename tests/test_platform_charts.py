@@ -9,6 +9,7 @@ from typing import Any
 import kubernetes_validate
 import pytest
 import yaml
+from cdk8s import App
 
 from catalog.device_classes import DEVICE_CLASSES, DRIVER_CLASS_NAMES, DRIVER_EXTENDED_RESOURCE, DeviceShape
 from catalog.instances import GpuModel
@@ -115,6 +116,15 @@ def test_committed_dist_is_the_golden_output(env_name: str) -> None:
         str(p.relative_to(DIST / env_name)): p.read_text() for p in (DIST / env_name).rglob("*") if p.is_file()
     }
     assert committed == files, "run `make render-all` and commit dist/"
+
+
+@pytest.mark.parametrize("env_name", EXAMPLE_ENVIRONMENTS)
+def test_one_app_per_chart_renders_what_one_shared_app_renders(env_name: str) -> None:
+    # The shared App is how every chart used to render; one App per chart must not change a byte.
+    env = load_environment(name=env_name)
+    per_chart = output_files(env, render_environment(env))
+    shared = output_files(env, render_environment(env, shared_app=App()))
+    assert per_chart == shared
 
 
 def test_output_is_deterministic() -> None:
