@@ -23,9 +23,9 @@ if TYPE_CHECKING:
 
 
 def main() -> int:
-    from aws_cdk import App
+    from stacks.app_options import new_app
 
-    app = App()
+    app = new_app()
     try:
         env = _environment(app.node.try_get_context("env"), app.node.try_get_context("config"))
         env = _for_run(env, app.node.try_get_context("run_id"), app.node.try_get_context("admin_arn"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
@@ -23,12 +24,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--env", help="environment name; default dev")
     parser.add_argument("--config", help="path of an environment file (overrides --env)")
     parser.add_argument("--json", action="store_true", help="machine-readable report")
+    parser.add_argument("--teams", help="directory of team run files (<team>/<run>.yaml); default teams/")
     args = parser.parse_args(argv)
     try:
         env = load_environment(name=args.env or None, path=args.config or None)
         from charts.render import render_environment
+        from config.teams import load_team_runs
 
-        objects = render_environment(env).all_objects()
+        runs = load_team_runs(env, teams_dir=Path(args.teams)) if args.teams else None
+        objects = render_environment(env, team_runs=runs).all_objects()
     except ConfigError as error:
         return error.report()
     from cli.report import render

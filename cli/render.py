@@ -25,11 +25,22 @@ if TYPE_CHECKING:
     from charts.render import RenderedEnvironment
 
 
-def write_dist(env: EnvironmentConfig, dist_root: Path, rendered: RenderedEnvironment | None = None) -> Path:
-    """Render and check ``env`` (unless ``rendered`` is given) and replace ``dist_root/<env>/``."""
-    from charts.render import output_files, render_checked
+def write_dist(
+    env: EnvironmentConfig,
+    dist_root: Path,
+    rendered: RenderedEnvironment | None = None,
+    *,
+    teams_dir: Path | None = None,
+) -> Path:
+    """Render and check ``env`` (unless ``rendered`` is given) and replace ``dist_root/<env>/``.
 
-    files = output_files(env, rendered or render_checked(env))
+    ``teams_dir``: read team runs from there instead of ``teams/``.
+    """
+    from charts.render import output_files, render_checked
+    from config.teams import load_team_runs
+
+    runs = None if teams_dir is None else load_team_runs(env, teams_dir=teams_dir)
+    files = output_files(env, rendered or render_checked(env, team_runs=runs))
     target = dist_root / env.name
     with replace_dir_on_success(target) as staging:
         for relative, text in files.items():
@@ -44,10 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--env", help="environment name; default dev")
     parser.add_argument("--config", help="path of an environment file (overrides --env)")
     parser.add_argument("--dist", default=str(REPO_ROOT / "dist"), help="output root")
+    parser.add_argument("--teams", help="directory of team run files (<team>/<run>.yaml); default teams/")
     args = parser.parse_args(argv)
     try:
         env = load_environment(name=args.env or None, path=args.config or None)
-        target = write_dist(env, Path(args.dist))
+        target = write_dist(env, Path(args.dist), teams_dir=Path(args.teams) if args.teams else None)
     except ConfigError as error:
         return error.report()
     print(f"rendered {env.name}: {target}")

@@ -50,11 +50,10 @@ def synth_cloudformation(
     env: EnvironmentConfig, outdir: Path, cluster_objects: Mapping[str, Objects] | None = None
 ) -> None:
     """Synthesize ``env``'s stacks into ``outdir`` (``cluster_objects``: already rendered, unchecked)."""
-    from aws_cdk import App
-
     from app import build
+    from stacks.app_options import new_app
 
-    app = App(outdir=str(outdir))
+    app = new_app(outdir=str(outdir))
     build(app, env, cluster_objects)
     app.synth()
 
