@@ -77,4 +77,7 @@ def build(app: object, env: EnvironmentConfig, cluster_objects: Mapping[str, Obj
 
 
 if __name__ == "__main__":
+    from cli.jsii_runtime import skip_argument_type_checks
+
+    skip_argument_type_checks()
     sys.exit(main())

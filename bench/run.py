@@ -1,85 +1,140 @@
-"""Synthesis and rendering speed, reported as ratios measured in one run (machines are noisy).
+"""What users wait for, as ratios measured in one interleaved run (the machine is noisy).
 
-1. cold `make synth`-equivalent of the default environment vs a trivial one-queue CDK app;
-2. the YAML-only render of the default environment (wall seconds);
-3. rendering 50 / 100 / 200 team run files in one process (linearity);
-4. `check` on the default environment (wall seconds), when the command exists.
+1. The review loop: ``make render`` and ``make check`` of the default environment against a
+   one-DeviceClass cdk8s-plus-37 app (the cdk8s floor).
+2. Full synthesis (``make synth`` of the default environment) against a trivial one-queue CDK
+   app and a bare Python eks-v2 cluster (one node group, one Helm chart, one cdk8s chart).
+3. Fleet scale: ``render`` and ``check`` of generated, valid team runs (50, 200, 2,000 by
+   default; ``--fleet`` adds 10,000), with per-run cost, marginal cost and the growth ratio.
+
+Every figure is the time until the command *and every process it started* have exited
+(``bench/measure.py``), sampled ``--repeat`` times with all commands interleaved; medians with
+min-max ranges, and the peak resident memory of the Python process and of the jsii Node.js
+runtime it started.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
+from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
+from bench.measure import Sample, become_subreaper, run_tree
+from bench.runs import write_runs
+
 ROOT = Path(__file__).resolve().parent.parent
-PY = sys.executable
+FLEET_SIZES = (50, 200, 2000)
+LARGE_FLEET = 10_000
 
 
-def _jsii_runtimes() -> int:
-    """Running jsii Node.js processes (Linux /proc); 0 elsewhere."""
-    count = 0
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            count += b"jsii-runtime" in cmdline.read_bytes()
-        except OSError:
-            continue
-    return count
-
-
-def wall(*command: str, env: dict[str, str] | None = None) -> float:
-    """Wall seconds of one command, started once the previous command's jsii runtime has gone.
-
-    The project's commands return without waiting for the jsii runtime to clean up its
-    unpacked packages (it finishes in the background); waiting here keeps that cleanup from
-    landing on the next measurement.
-    """
-    deadline = time.monotonic() + 30
-    while _jsii_runtimes() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    start = time.perf_counter()
-    subprocess.run(command, cwd=ROOT, check=True, capture_output=True, env={**os.environ, **(env or {})})
-    return time.perf_counter() - start
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
-    os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
-    has_check = (ROOT / "cli" / "check.py").exists()
-    samples: dict[str, list[float]] = {"trivial": [], "synth": [], "render": [], "check": []}
-    with tempfile.TemporaryDirectory() as out:
-        for _ in range(args.repeat):  # interleaved so drift hits every command alike
-            samples["trivial"].append(wall(PY, "bench/trivial_app.py", env={"CDK_OUTDIR": f"{out}/trivial"}))
-            samples["synth"].append(wall(PY, "-m", "cli.synth", "--cdk-out", f"{out}/cdk.out", "--dist", f"{out}/d"))
-            samples["render"].append(wall(PY, "-m", "cli.render", "--dist", f"{out}/d"))
-            if has_check:
-                samples["check"].append(wall(PY, "-m", "cli.check"))
-    median = {k: statistics.median(v) for k, v in samples.items() if v}
-    runs = {
-        n: float(
-            subprocess.run(
-                [PY, "-m", "bench.render_runs", str(n)], cwd=ROOT, check=True, capture_output=True, text=True
-            ).stdout
-        )
-        for n in (50, 100, 200)
+def _commands(py: str, out: Path) -> dict[str, list[str]]:
+    return {
+        "cdk8s floor (one DeviceClass)": [py, "-m", "bench.one_object_chart", str(out / "floor")],
+        "render dev": [py, "-m", "cli.render", "--dist", str(out / "dist")],
+        "check dev": [py, "-m", "cli.check"],
+        "trivial CDK app (one queue)": [py, "-m", "bench.trivial_app"],
+        "bare eks-v2 cluster": [py, "-m", "bench.bare_cluster"],
+        "synth dev": [py, "-m", "cli.synth", "--cdk-out", str(out / "cdk.out"), "--dist", str(out / "dist")],
     }
-    print(f"trivial one-queue app synth  {median['trivial']:6.2f} s   (median of {args.repeat})")
-    print(
-        f"default environment synth    {median['synth']:6.2f} s   ratio {median['synth'] / median['trivial']:.2f}x"
-        "  (target <= 2.0x)"
+
+
+def _fleet_commands(py: str, out: Path, teams: Path, count: int) -> dict[str, list[str]]:
+    return {
+        f"render {count}": [py, "-m", "cli.render", "--teams", str(teams), "--dist", str(out / f"dist-{count}")],
+        f"check {count}": [py, "-m", "cli.check", "--teams", str(teams)],
+    }
+
+
+def _median(samples: list[Sample], value: Callable[[Sample], float]) -> float:
+    return statistics.median(value(s) for s in samples)
+
+
+def _line(name: str, samples: list[Sample]) -> str:
+    seconds = [s.seconds for s in samples]
+    return (
+        f"{name:<30} {statistics.median(seconds):7.2f} s  [{min(seconds):.2f}-{max(seconds):.2f}]"
+        f"  (command exits at {_median(samples, lambda s: s.command_seconds):.2f} s;"
+        f" peak RSS python {_median(samples, lambda s: s.main_rss_mib):.0f} MiB,"
+        f" node {_median(samples, lambda s: s.helper_rss_mib):.0f} MiB)"
     )
-    print(f"YAML-only render (dev)       {median['render']:6.2f} s   (target <= 1.5 s)")
-    if "check" in median:
-        print(f"check (dev)                  {median['check']:6.2f} s   (target < 2 s)")
-    print(f"render 50 / 100 / 200 runs   {runs[50]:6.2f} / {runs[100]:.2f} / {runs[200]:.2f} s   (target 200 <= 10 s)")
-    print(f"per-run cost, 200 vs 50      {(runs[200] / 200) / (runs[50] / 50):6.2f}x  (1.00x = linear)")
+
+
+def _load() -> str:
+    try:
+        one, five, _ = os.getloadavg()
+    except OSError:
+        return "load average unknown"
+    return f"load average {one:.1f} (1 min) / {five:.1f} (5 min) on {os.cpu_count()} cores"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=3, help="samples per command (interleaved)")
+    parser.add_argument("--fleet", action="store_true", help=f"also {LARGE_FLEET:,} runs (several minutes each)")
+    parser.add_argument("--fleet-repeat", type=int, default=1, help="samples of the 2,000 and 10,000 run sizes")
+    parser.add_argument("--only-fleet", action="store_true", help="skip the review loop and synthesis")
+    args = parser.parse_args(argv)
+    os.chdir(ROOT)
+    env = {**os.environ, "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20", "PYTHONPATH": str(ROOT)}
+    if not become_subreaper():
+        print("warning: no child subreaper here; processes outliving a command are not timed", file=sys.stderr)
+    py = sys.executable
+    sizes = (*FLEET_SIZES, LARGE_FLEET) if args.fleet else FLEET_SIZES
+    samples: dict[str, list[Sample]] = defaultdict(list)
+    print(f"before: {_load()}", flush=True)
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        out = Path(tmp)
+        env["CDK_OUTDIR"] = str(out / "floor.cdk.out")
+        teams = {n: write_runs(out / f"teams-{n}", count=n) for n in sizes}
+        small = [n for n in sizes if n < 2000]
+        for round_index in range(max(args.repeat, args.fleet_repeat)):  # interleaved: drift hits every command alike
+            plan: dict[str, list[str]] = {}
+            if round_index < args.repeat:
+                if not args.only_fleet:
+                    plan |= _commands(py, out)
+                for n in small:
+                    plan |= _fleet_commands(py, out, teams[n], n)
+            if round_index < args.fleet_repeat:
+                for n in sizes:
+                    if n not in small:
+                        plan |= _fleet_commands(py, out, teams[n], n)
+            for name, command in plan.items():
+                samples[name].append(run_tree(command, env=env))
+                print(f"  {name}: {samples[name][-1].seconds:.2f} s", file=sys.stderr, flush=True)
+    print(f"after:  {_load()}")
+    for name, values in samples.items():
+        print(_line(name, values))
+    median = {name: _median(values, lambda s: s.seconds) for name, values in samples.items()}
+    if not args.only_fleet:
+        floor = median["cdk8s floor (one DeviceClass)"]
+        print(f"render dev / cdk8s floor       {median['render dev'] / floor:7.2f}x  (target <= 1.2x)")
+        print(f"check dev / cdk8s floor        {median['check dev'] / floor:7.2f}x")
+        bare = median["bare eks-v2 cluster"]
+        print(f"synth dev / bare eks-v2 cluster{median['synth dev'] / bare:7.2f}x  (target <= 1.25x)")
+        print(f"synth dev / trivial CDK app    {median['synth dev'] / median['trivial CDK app (one queue)']:7.2f}x")
+    sizes = tuple(n for n in sizes if f"render {n}" in median)
+    for verb in ("render", "check"):
+        per_run = {n: median[f"{verb} {n}"] / n for n in sizes}
+        costs = "  ".join(f"{n}: {per_run[n] * 1000:.1f} ms" for n in sizes)
+        print(f"{verb} per-run cost (total / runs)  {costs}")
+        steps = list(itertools.pairwise(sizes))
+        marginal = {(a, b): (median[f"{verb} {b}"] - median[f"{verb} {a}"]) / (b - a) for a, b in steps}
+        print(
+            f"{verb} marginal cost per run     "
+            + "  ".join(f"{a}->{b}: {m * 1000:.1f} ms" for (a, b), m in marginal.items())
+        )
+        largest = sizes[-1]
+        print(
+            f"{verb} growth: per-run {largest} / per-run 200 = {per_run[largest] / per_run[200]:.2f}x;"
+            f" marginal {steps[-1][0]}->{largest} / 50->200 = {marginal[steps[-1]] / marginal[steps[0]]:.2f}x"
+            "  (1.00x = linear; target <= 1.1x)"
+        )
     return 0
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Synthesis speed as ratios measured in one run; see bench/run.py.
+# What users wait for, as ratios measured in one interleaved run; see bench/run.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20

@@ -12,6 +12,7 @@ from pathlib import Path
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
+from cli.jsii_runtime import skip_argument_type_checks
 from cli.warm import exit_now, warm_cdk8s
 
 warm_cdk8s()  # the jsii Node.js process boots while the configuration imports below load
@@ -52,4 +53,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    skip_argument_type_checks()
     exit_now(main())

@@ -116,4 +116,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    from cli.jsii_runtime import skip_argument_type_checks
+
+    skip_argument_type_checks()
     exit_now(main())

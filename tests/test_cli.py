@@ -109,3 +109,30 @@ def test_failed_deadlock_check_is_one_line_and_keeps_last_good_output(
     assert (cdk_out / "last-good.txt").read_text() == "keep me\n"
     assert (dist / "dev" / "last-good.txt").read_text() == "keep me\n"
     assert sorted(p.name for p in dist.iterdir()) == ["dev"]  # no staging left behind
+
+
+def test_render_command_writes_what_the_checked_in_process_render_gives(tmp_path: Path) -> None:
+    # The command skips jsii's runtime argument checks and reads runs from --teams; this process keeps the checks.
+    from bench.runs import write_runs
+    from charts.render import output_files, render_environment
+    from config import load_environment
+    from config.teams import load_team_runs
+
+    teams = write_runs(tmp_path / "teams", count=8)
+    result = subprocess.run(
+        [sys.executable, "-m", "cli.render", "--teams", str(teams), "--dist", str(tmp_path / "dist")],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    env = load_environment(name="dev")
+    expected = output_files(env, render_environment(env, team_runs=load_team_runs(env, teams_dir=teams)))
+    written = {
+        str(p.relative_to(tmp_path / "dist" / "dev")): p.read_text()
+        for p in (tmp_path / "dist" / "dev").rglob("*")
+        if p.is_file()
+    }
+    assert written == expected
+    assert sum(path.startswith("teams/") for path in written) == 8

@@ -1,0 +1,83 @@
+"""Time a command to the end of every process it started, and their peak memory.
+
+The project's commands return before the jsii runtime's Node.js process has finished
+(it cleans up after its parent exits). The benchmark makes itself a child subreaper
+(Linux ``prctl(PR_SET_CHILD_SUBREAPER)``), so such orphans are re-parented to it rather than
+to init, and waits until it has reaped every one of them: a command counts as done when its
+whole process tree is gone. It only ever waits for its own descendants.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper() -> bool:
+    """Adopt orphaned descendants (Linux); False where the kernel offers no such thing."""
+    if not sys.platform.startswith("linux"):
+        return False
+    libc = ctypes.CDLL(None, use_errno=True)
+    return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+
+
+@dataclass(frozen=True)
+class Sample:
+    seconds: float
+    """Wall time from start to the exit of the command's last descendant."""
+    command_seconds: float
+    """Wall time until the command itself exited (what a shell prompt shows)."""
+    main_rss_mib: float
+    """Peak resident memory of the command's own process."""
+    helper_rss_mib: float
+    """Largest peak resident memory among the processes it started (the jsii Node.js runtime)."""
+    processes: int
+
+
+class CommandFailed(RuntimeError):
+    pass
+
+
+def run_tree(command: list[str], *, env: dict[str, str]) -> Sample:
+    """Run ``command`` in the current directory; return once it and all its descendants have exited."""
+    with tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        pid = os.posix_spawn(
+            command[0],
+            command,
+            env,
+            file_actions=[
+                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                (os.POSIX_SPAWN_DUP2, err.fileno(), 2),
+            ],
+        )
+        command_end, code, main_rss, helper_rss, reaped = start, 0, 0.0, 0.0, 0
+        while True:
+            try:
+                child, status, usage = os.wait4(-1, 0)
+            except ChildProcessError:  # nothing of ours is left
+                break
+            reaped += 1
+            rss_mib = usage.ru_maxrss / 1024  # KiB on Linux
+            if child == pid:
+                command_end, code, main_rss = time.perf_counter(), os.waitstatus_to_exitcode(status), rss_mib
+            else:
+                helper_rss = max(helper_rss, rss_mib)
+        end = time.perf_counter()
+        if code != 0:
+            err.seek(0)
+            tail = err.read().decode(errors="replace").strip().splitlines()[-3:]
+            raise CommandFailed(f"{' '.join(command)} exited {code}: {' / '.join(tail)}")
+    return Sample(end - start, command_end - start, main_rss, helper_rss, reaped)
+
+
+def python_command(python: str, *args: str | Path) -> list[str]:
+    return [python, *(str(a) for a in args)]
