@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -58,6 +59,7 @@ def run_tree(command: list[str], *, env: dict[str, str]) -> Sample:
                 (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
                 (os.POSIX_SPAWN_DUP2, err.fileno(), 2),
             ],
+            setpgroup=0,  # its own process group, so an interrupted benchmark can stop the whole tree
         )
         command_end, code, main_rss, helper_rss, reaped = start, 0, 0.0, 0.0, 0
         while True:
@@ -65,6 +67,9 @@ def run_tree(command: list[str], *, env: dict[str, str]) -> Sample:
                 child, status, usage = os.wait4(-1, 0)
             except ChildProcessError:  # nothing of ours is left
                 break
+            except BaseException:
+                os.killpg(pid, signal.SIGKILL)
+                raise
             reaped += 1
             rss_mib = usage.ru_maxrss / 1024  # KiB on Linux
             if child == pid:

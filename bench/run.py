@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import signal
 import statistics
 import sys
 import tempfile
@@ -81,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only-fleet", action="store_true", help="skip the review loop and synthesis")
     args = parser.parse_args(argv)
     os.chdir(ROOT)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the command being measured, too
     env = {**os.environ, "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20", "PYTHONPATH": str(ROOT)}
     if not become_subreaper():
         print("warning: no child subreaper here; processes outliving a command are not timed", file=sys.stderr)
@@ -118,18 +120,18 @@ def main(argv: list[str] | None = None) -> int:
         bare = median["bare eks-v2 cluster"]
         print(f"synth dev / bare eks-v2 cluster{median['synth dev'] / bare:7.2f}x  (target <= 1.25x)")
         print(f"synth dev / trivial CDK app    {median['synth dev'] / median['trivial CDK app (one queue)']:7.2f}x")
-    sizes = tuple(n for n in sizes if f"render {n}" in median)
+    measured = tuple(n for n in sizes if f"render {n}" in median)
     for verb in ("render", "check"):
-        per_run = {n: median[f"{verb} {n}"] / n for n in sizes}
-        costs = "  ".join(f"{n}: {per_run[n] * 1000:.1f} ms" for n in sizes)
+        per_run = {n: median[f"{verb} {n}"] / n for n in measured}
+        costs = "  ".join(f"{n}: {per_run[n] * 1000:.1f} ms" for n in measured)
         print(f"{verb} per-run cost (total / runs)  {costs}")
-        steps = list(itertools.pairwise(sizes))
+        steps = list(itertools.pairwise(measured))
         marginal = {(a, b): (median[f"{verb} {b}"] - median[f"{verb} {a}"]) / (b - a) for a, b in steps}
         print(
             f"{verb} marginal cost per run     "
             + "  ".join(f"{a}->{b}: {m * 1000:.1f} ms" for (a, b), m in marginal.items())
         )
-        largest = sizes[-1]
+        largest = measured[-1]
         print(
             f"{verb} growth: per-run {largest} / per-run 200 = {per_run[largest] / per_run[200]:.2f}x;"
             f" marginal {steps[-1][0]}->{largest} / 50->200 = {marginal[steps[-1]] / marginal[steps[0]]:.2f}x"
