@@ -35,6 +35,8 @@ class Sample:
     """Wall time from start to the exit of the command's last descendant."""
     command_seconds: float
     """Wall time until the command itself exited (what a shell prompt shows)."""
+    cpu_seconds: float
+    """User plus system CPU time of the whole tree: steadier than wall time on a loaded machine."""
     main_rss_mib: float
     """Peak resident memory of the command's own process."""
     helper_rss_mib: float
@@ -61,7 +63,7 @@ def run_tree(command: list[str], *, env: dict[str, str]) -> Sample:
             ],
             setpgroup=0,  # its own process group, so an interrupted benchmark can stop the whole tree
         )
-        command_end, code, main_rss, helper_rss, reaped = start, 0, 0.0, 0.0, 0
+        command_end, code, main_rss, helper_rss, reaped, cpu = start, 0, 0.0, 0.0, 0, 0.0
         while True:
             try:
                 child, status, usage = os.wait4(-1, 0)
@@ -71,6 +73,7 @@ def run_tree(command: list[str], *, env: dict[str, str]) -> Sample:
                 os.killpg(pid, signal.SIGKILL)
                 raise
             reaped += 1
+            cpu += usage.ru_utime + usage.ru_stime  # a process's own plus that of the children it reaped
             rss_mib = usage.ru_maxrss / 1024  # KiB on Linux
             if child == pid:
                 command_end, code, main_rss = time.perf_counter(), os.waitstatus_to_exitcode(status), rss_mib
@@ -81,7 +84,7 @@ def run_tree(command: list[str], *, env: dict[str, str]) -> Sample:
             err.seek(0)
             tail = err.read().decode(errors="replace").strip().splitlines()[-3:]
             raise CommandFailed(f"{' '.join(command)} exited {code}: {' / '.join(tail)}")
-    return Sample(end - start, command_end - start, main_rss, helper_rss, reaped)
+    return Sample(end - start, command_end - start, cpu, main_rss, helper_rss, reaped)
 
 
 def python_command(python: str, *args: str | Path) -> list[str]:

@@ -60,10 +60,28 @@ def _line(name: str, samples: list[Sample]) -> str:
     seconds = [s.seconds for s in samples]
     return (
         f"{name:<30} {statistics.median(seconds):7.2f} s  [{min(seconds):.2f}-{max(seconds):.2f}]"
-        f"  (command exits at {_median(samples, lambda s: s.command_seconds):.2f} s;"
+        f"  (CPU {_median(samples, lambda s: s.cpu_seconds):.2f} s; command exits at"
+        f" {_median(samples, lambda s: s.command_seconds):.2f} s;"
         f" peak RSS python {_median(samples, lambda s: s.main_rss_mib):.0f} MiB,"
         f" node {_median(samples, lambda s: s.helper_rss_mib):.0f} MiB)"
     )
+
+
+def _growth(label: str, seconds: dict[int, float]) -> None:
+    """Per-run cost (total / runs), marginal cost between sizes and how both grow with the fleet."""
+    sizes = sorted(seconds)
+    per_run = {n: seconds[n] / n for n in sizes}
+    steps = list(itertools.pairwise(sizes))
+    marginal = {(a, b): (seconds[b] - seconds[a]) / (b - a) for a, b in steps}
+    print(f"{label:<16} per run   " + "  ".join(f"{n}: {per_run[n] * 1000:5.1f} ms" for n in sizes))
+    print(f"{label:<16} marginal  " + "  ".join(f"{a}->{b}: {m * 1000:5.1f} ms" for (a, b), m in marginal.items()))
+    if len(steps) >= 2 and 200 in per_run:
+        largest = sizes[-1]
+        print(
+            f"{label:<16} growth    per run {largest} / 200 = {per_run[largest] / per_run[200]:.2f}x;"
+            f" marginal {steps[-1][0]}->{largest} / {steps[0][0]}->{steps[0][1]}"
+            f" = {marginal[steps[-1]] / marginal[steps[0]]:.2f}x  (1.00x = linear; target <= 1.1x)"
+        )
 
 
 def _load() -> str:
@@ -121,22 +139,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"synth dev / bare eks-v2 cluster{median['synth dev'] / bare:7.2f}x  (target <= 1.25x)")
         print(f"synth dev / trivial CDK app    {median['synth dev'] / median['trivial CDK app (one queue)']:7.2f}x")
     measured = tuple(n for n in sizes if f"render {n}" in median)
+    cpu = {name: _median(values, lambda s: s.cpu_seconds) for name, values in samples.items()}
     for verb in ("render", "check"):
-        per_run = {n: median[f"{verb} {n}"] / n for n in measured}
-        costs = "  ".join(f"{n}: {per_run[n] * 1000:.1f} ms" for n in measured)
-        print(f"{verb} per-run cost (total / runs)  {costs}")
-        steps = list(itertools.pairwise(measured))
-        marginal = {(a, b): (median[f"{verb} {b}"] - median[f"{verb} {a}"]) / (b - a) for a, b in steps}
-        print(
-            f"{verb} marginal cost per run     "
-            + "  ".join(f"{a}->{b}: {m * 1000:.1f} ms" for (a, b), m in marginal.items())
-        )
-        largest = measured[-1]
-        print(
-            f"{verb} growth: per-run {largest} / per-run 200 = {per_run[largest] / per_run[200]:.2f}x;"
-            f" marginal {steps[-1][0]}->{largest} / 50->200 = {marginal[steps[-1]] / marginal[steps[0]]:.2f}x"
-            "  (1.00x = linear; target <= 1.1x)"
-        )
+        for clock, figures in (("wall", median), ("CPU", cpu)):
+            _growth(f"{verb} ({clock})", {n: figures[f"{verb} {n}"] for n in measured})
     return 0
 
 
