@@ -63,8 +63,8 @@ lint: $(TEST_STAMP)
 typecheck: $(TEST_STAMP)
 	$(VENV)/bin/mypy
 
-pytest: $(TEST_STAMP)
-	$(PY) -m pytest -q
+pytest: $(TEST_STAMP)  ## The tests, on every core (pytest-xdist)
+	$(PY) -m pytest -q -n auto
 
 cdk-synth: $(STAMP) $(NODE_STAMP)  ## cdk synth through cdk.json (the CDK CLI way)
 	$(CDK) synth $(CDK_SELECT) --quiet
