@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+EFA_LABEL = "gpu-platform.io/efa"
+"""Node label of EFA pools; the EFA device plugin runs only where it is ``"true"``."""
 EFA_RESOURCE = "vpc.amazonaws.com/efa"
 """Extended resource the EFA device plugin advertises, one per EFA interface."""
 

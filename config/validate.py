@@ -326,6 +326,13 @@ def _check_scaling(pool: GpuPoolConfig, where: str) -> None:
 
 
 def _check_efa(pool: GpuPoolConfig, where: str) -> None:
+    if pool.provider is CapacityProvider.KARPENTER and (pool.efa or pool.placement_group):
+        raise ConfigError(
+            f"{where}.efa" if pool.efa else f"{where}.placement_group",
+            True,
+            "EFA interfaces and placement groups are built into managed node group launch templates only",
+            "use provider: managed_node_group for an EFA pool, or drop efa and placement_group",
+        )
     if pool.efa:
         for index, name in enumerate(pool.instance_types):
             if name not in EFA_SUPPORT:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import yaml
 
 from catalog.cluster_autoscaler import NODE_READY_SECONDS, SCALE_UP_DECISION_SECONDS
-from catalog.efa import EFA_SUPPORT
+from catalog.efa import EFA_LABEL, EFA_SUPPORT
 from catalog.karpenter import KARPENTER_RELEASES
 from catalog.labels import (
     DEVICE_MANAGEMENT_DEVICE_PLUGIN,
@@ -184,6 +184,8 @@ def efa_enabled(pool: GpuPoolConfig) -> bool:
     """``efa`` as set, else on when every instance type of the pool supports EFA."""
     if pool.efa is not None:
         return pool.efa
+    if pool.provider is CapacityProvider.KARPENTER:
+        return False  # the kit builds EFA interfaces into node group launch templates only
     return all(t in EFA_SUPPORT for t in pool.instance_types)
 
 
@@ -217,6 +219,8 @@ def gpu_node_labels(pool: GpuPoolConfig) -> dict[str, str]:
     }
     if pool.mig_profile is not None:
         labels[MIG_CONFIG_LABEL] = f"all-{pool.mig_profile}"
+    if efa_enabled(pool):
+        labels[EFA_LABEL] = "true"
     return labels
 
 

@@ -432,3 +432,16 @@ def test_fails_mig_profile_on_gpus_without_mig(dev_data: dict[str, Any]) -> None
         "gpu_pools[1].mig_profile: g6.12xlarge GPUs do not offer this MIG profile (got '1g.10gb'); "
         "fix: drop mig_profile for this type"
     )
+
+
+def test_fails_efa_on_a_karpenter_pool() -> None:
+    import yaml
+
+    from config.load import REPO_ROOT
+
+    data = yaml.safe_load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
+    data["gpu_pools"][0]["efa"] = True
+    assert _fails(data) == (
+        "gpu_pools[0].efa: EFA interfaces and placement groups are built into managed node group launch templates "
+        "only (got True); fix: use provider: managed_node_group for an EFA pool, or drop efa and placement_group"
+    )
