@@ -15,15 +15,20 @@ from catalog.cluster_autoscaler import (
     CLUSTER_AUTOSCALER_RELEASES,
     DISCOVERY_TAG_ENABLED,
     NODE_TEMPLATE_TAG,
+    SAFE_TO_EVICT_ANNOTATION,
     discovery_tag,
 )
 from catalog.efa import EFA_RESOURCE
 from catalog.instances import INSTANCE_TYPES
-from catalog.labels import ROLE_LABEL
+from catalog.labels import DO_NOT_DISRUPT_ANNOTATION, ROLE_LABEL
 from config.model import EnvironmentConfig, GpuPoolConfig
 from policy.node_pools import autoscaled_pools, efa_interfaces_per_node, gpu_node_labels, node_group_plans
 
 _VERSION = "2012-10-17"
+
+GANG_POD_ANNOTATIONS = {DO_NOT_DISRUPT_ANNOTATION: "true", SAFE_TO_EVICT_ANNOTATION: "false"}
+"""On every gang pod: neither Karpenter nor Cluster Autoscaler removes a node a gang runs on (a bare Pod
+already blocks Cluster Autoscaler's scale-down; a Job's pods would not without the annotation)."""
 GPU_RESOURCE = "nvidia.com/gpu"
 
 
