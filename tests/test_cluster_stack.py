@@ -121,9 +121,9 @@ def test_every_required_gpu_instance_type_synthesizes(synthesized: Synth) -> Non
     types = {t for g in groups for t in g.get("InstanceTypes", [])}
     types |= {t["LaunchTemplateData"]["InstanceType"] for t in templates if "InstanceType" in t["LaunchTemplateData"]}
     assert {"p4d.24xlarge", "p5.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge", "g6e.12xlarge"} <= types
-    dev_types = {t for g in _resources(synthesized, "dev", "AWS::EKS::Nodegroup") for t in g["InstanceTypes"]}
+    dev_types = {t for g in _resources(synthesized, "dev", "AWS::EKS::Nodegroup") for t in g.get("InstanceTypes", [])}
     assert {"g6.12xlarge"} <= dev_types
-    gpu_groups = [g for g in groups if "m7i.xlarge" not in g["InstanceTypes"]]
+    gpu_groups = [g for g in groups if "m7i.xlarge" not in g.get("InstanceTypes", [])]
     assert {g["AmiType"] for g in gpu_groups} == {"AL2023_x86_64_NVIDIA"}
 
 
