@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import yaml
+
 from catalog import versions
 from catalog.cluster_autoscaler import (
     ACCELERATOR_LABEL,
@@ -60,16 +62,17 @@ def node_template_tags(pool: GpuPoolConfig) -> dict[str, str]:
     return dict(sorted(tags.items()))
 
 
-def expander_priorities(env: EnvironmentConfig) -> dict[int, list[str]]:
+def expander_priorities(env: EnvironmentConfig) -> str:
     """Priority expander: where a pending gang fits several autoscaled groups, the pool listed first in
     ``gpu_pools`` wins (a gang that asks for one pool's DeviceClass or taints fits only that pool's groups).
-    Managed node groups name their Auto Scaling group ``eks-<node group name>-<uuid>``."""
+    Managed node groups name their Auto Scaling group ``eks-<node group name>-<uuid>``. Rendered as the
+    YAML text the expander reads: its keys must be integers, which a values map would turn into strings."""
     pools = autoscaled_pools(env)
     priorities: dict[int, list[str]] = {1: [".*"]}
     for rank, pool in enumerate(pools):
         names = [plan.name for plan in node_group_plans(pool, cluster_name=env.cluster.name)]
         priorities[10 * (len(pools) - rank) + 10] = [f"^eks-{name}-.*" for name in names]
-    return priorities
+    return yaml.safe_dump(priorities, sort_keys=True)
 
 
 def cluster_autoscaler_values(env: EnvironmentConfig) -> dict[str, Any]:

@@ -211,3 +211,33 @@ def test_capacity_block_launch_template_as_eks_requires(synthesized: Synth) -> N
     }
     assert "Placement" not in block
     assert len(block["NetworkInterfaces"]) == 16
+
+
+@pytest.mark.synth
+def test_unverified_cluster_autoscaler_release_is_a_cdk_warning(synthesized: Synth) -> None:
+    import json
+
+    outdir = synthesized("dev")["__outdir__"]
+    metadata = json.loads((outdir / "gpu-cluster-dev.metadata.json").read_text())
+    warnings = [
+        e["data"] for e in metadata.get("/gpu-cluster-dev/ClusterAutoscaler", []) if e["type"] == "aws:cdk:warning"
+    ]
+    assert warnings == [
+        "Cluster Autoscaler 1.37.0 for Kubernetes 1.37 is an unverified row of catalog/cluster_autoscaler.py "
+        "(acknowledged by cluster_autoscaler.acknowledge_unverified_release) "
+        "[ack: gpu-platform:cluster-autoscaler-unverified-release]"
+    ]
+    ci = json.loads((synthesized("ci")["__outdir__"] / "gpu-cluster-ci.metadata.json").read_text())
+    assert "/gpu-cluster-ci/ClusterAutoscaler" not in ci  # nothing autoscaled, nothing installed
+
+
+def test_expander_prefers_the_pool_listed_first() -> None:
+    priorities = yaml.safe_load(cluster_autoscaler_values(load_environment(name="prod-example"))["expanderPriorities"])
+    assert priorities == {
+        1: [".*"],
+        20: ["^eks-gpu-prod-l40s-inference-.*"],
+        30: ["^eks-gpu-prod-a100-1a-.*", "^eks-gpu-prod-a100-1b-.*"],
+    }
+    assert cluster_autoscaler_values(load_environment(name="prod-example"))["extraArgs"]["expander"] == (
+        "priority,least-waste"
+    )
