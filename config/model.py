@@ -6,6 +6,7 @@ live in ``config.validate``. Both run once, in ``config.load``.
 
 from __future__ import annotations
 
+from datetime import datetime
 from enum import StrEnum
 from ipaddress import IPv4Network
 from typing import Annotated
@@ -136,6 +137,11 @@ class Capacity(Model):
     """How the pool's instances are bought."""
     reservation_id: Annotated[str, StringConstraints(pattern=r"^cr-[0-9a-f]{8,17}$")] | None = None
     """Capacity Block reservation (``cr-...``); required for ``capacity_block``."""
+    ends_at: datetime | None = None
+    """End of the Capacity Block (UTC). A schedule then scales the node group to 0 nodes
+    ``scale_in_minutes_before_end`` before it, so no node is cut off mid-step by the block's end."""
+    scale_in_minutes_before_end: Annotated[int, Field(ge=5, le=1440)] = 60
+    """How long before ``ends_at`` the group scales in: time for a job to checkpoint and stop."""
     placement_group: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9._-]{1,255}$")] | None = None
     """Name of the cluster placement group the Capacity Block was reserved in, if any: only then may
     the pool's nodes launch into a placement group (into that one)."""

@@ -343,6 +343,13 @@ def _check_efa(pool: GpuPoolConfig, where: str) -> None:
                     "use EFA instance types only (catalog/efa.py), or set efa: false",
                 )
     capacity = pool.capacity
+    if capacity.ends_at is not None and capacity.type is not CapacityType.CAPACITY_BLOCK:
+        raise ConfigError(
+            f"{where}.capacity.ends_at",
+            capacity.ends_at.isoformat(),
+            f"only a Capacity Block ends, not {capacity.type.value} capacity",
+            "set capacity.type: capacity_block or drop capacity.ends_at",
+        )
     if capacity.placement_group is not None and capacity.type is not CapacityType.CAPACITY_BLOCK:
         raise ConfigError(
             f"{where}.capacity.placement_group",

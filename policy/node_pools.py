@@ -4,6 +4,7 @@ how many of its nodes exist before a gang arrives, and how many can come to exis
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, timedelta
 
 import yaml
 
@@ -36,6 +37,31 @@ class NodeGroupPlan:
     min_size: int
     max_size: int
     desired_size: int
+
+
+@dataclass(frozen=True)
+class ScheduledScaleIn:
+    """Scale one Capacity Block node group to 0 nodes at a fixed time, before its block ends."""
+
+    nodegroup_name: str
+    max_size: int
+    schedule_expression: str
+    """EventBridge Scheduler one-time expression, ``at(yyyy-mm-ddThh:mm:ss)`` in UTC."""
+
+
+def capacity_block_scale_ins(pool: GpuPoolConfig, *, cluster_name: str) -> list[ScheduledScaleIn]:
+    """The schedules that empty a Capacity Block pool's node groups ``scale_in_minutes_before_end`` before
+    ``ends_at`` (EKS capacity-blocks-mng: scale to 0 before the block ends); none without ``ends_at``."""
+    ends_at = pool.capacity.ends_at
+    if ends_at is None:
+        return []
+    utc = ends_at.astimezone(UTC) if ends_at.tzinfo else ends_at.replace(tzinfo=UTC)
+    at = utc - timedelta(minutes=pool.capacity.scale_in_minutes_before_end)
+    expression = f"at({at.strftime('%Y-%m-%dT%H:%M:%S')})"
+    return [
+        ScheduledScaleIn(plan.name, plan.max_size, expression)
+        for plan in node_group_plans(pool, cluster_name=cluster_name)
+    ]
 
 
 def node_group_plans(pool: GpuPoolConfig, *, cluster_name: str) -> list[NodeGroupPlan]:

@@ -133,6 +133,19 @@ def acknowledge_cluster_autoscaler(scope: IConstruct, *, cluster_name: str) -> N
     )
 
 
+def acknowledge_scale_in(scope: IConstruct, *, arns: list[str]) -> None:
+    """The Capacity Block scale-in role updates only its pool's node groups, whose ids EKS generates."""
+    Validations.of(scope).acknowledge(
+        *(
+            Acknowledgment(
+                id=f"{_PACK}AwsSolutions-IAM5[Resource::{arn}]",
+                reason="The scale-in schedule may update only this pool's node groups; EKS appends a generated id.",
+            )
+            for arn in arns
+        )
+    )
+
+
 def acknowledged_findings() -> list[str]:
     return sorted(f for findings in CLUSTER_ACKNOWLEDGEMENTS.values() for f in findings)
 

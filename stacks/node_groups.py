@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from aws_cdk import Fn
+from aws_cdk import Aws, Fn
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
+from aws_cdk import aws_scheduler as scheduler
 from constructs import Construct
 
 from catalog.labels import ROLE_LABEL
@@ -15,6 +17,8 @@ from config.model import CapacityType, GpuPoolConfig, PoolScaling, SystemNodeGro
 from policy.cluster_autoscaler import accelerator_labels, node_template_tags
 from policy.efa import NetworkInterfaceSpec, efa_network_interfaces
 from policy.node_pools import (
+    ScheduledScaleIn,
+    capacity_block_scale_ins,
     gpu_node_labels,
     node_config_user_data,
     node_group_plans,
@@ -22,6 +26,7 @@ from policy.node_pools import (
     pool_scaling,
 )
 from stacks.jsii_types import as_icluster
+from stacks.nag import acknowledge_scale_in
 from stacks.network import ClusterNetwork
 
 _CAPACITY_TYPES = {
@@ -223,6 +228,65 @@ class GpuNodePool(Construct):
             if not block:  # a Capacity Block's launch template carries its one instance type
                 cfn.add_property_override("InstanceTypes", list(pool.instance_types))
             self.nodegroups.append(nodegroup)
+        scale_ins = capacity_block_scale_ins(pool, cluster_name=cluster_name)
+        if scale_ins:
+            self._scale_in_before_block_end(cluster_name, scale_ins)
+
+    def _scale_in_before_block_end(self, cluster_name: str, scale_ins: list[ScheduledScaleIn]) -> None:
+        """EventBridge Scheduler calls ``eks:UpdateNodegroupConfig`` (a universal target) to empty each
+        group before its Capacity Block ends; the role may update only these node groups."""
+        arns = [
+            f"arn:{Aws.PARTITION}:eks:{Aws.REGION}:{Aws.ACCOUNT_ID}:nodegroup/{cluster_name}/{s.nodegroup_name}/*"
+            for s in scale_ins
+        ]
+        role = iam.CfnRole(
+            self,
+            "ScaleInRole",
+            assume_role_policy_document={
+                "Version": "2012-10-17",
+                "Statement": [
+                    {"Effect": "Allow", "Principal": {"Service": "scheduler.amazonaws.com"}, "Action": "sts:AssumeRole"}
+                ],
+            },
+            policies=[
+                iam.CfnRole.PolicyProperty(
+                    policy_name="scale-in-capacity-block-groups",
+                    policy_document={
+                        "Version": "2012-10-17",
+                        "Statement": [{"Effect": "Allow", "Action": "eks:UpdateNodegroupConfig", "Resource": arns}],
+                    },
+                )
+            ],
+        )
+        acknowledge_scale_in(
+            self,
+            arns=[
+                f"arn:<AWS::Partition>:eks:<AWS::Region>:<AWS::AccountId>:nodegroup/{cluster_name}/{s.nodegroup_name}/*"
+                for s in scale_ins
+            ],
+        )
+        for scale_in, nodegroup in zip(scale_ins, self.nodegroups, strict=True):
+            schedule = scheduler.CfnSchedule(
+                self,
+                f"ScaleIn-{scale_in.nodegroup_name}",
+                description=f"Empty {scale_in.nodegroup_name} before its Capacity Block ends",
+                schedule_expression=scale_in.schedule_expression,
+                schedule_expression_timezone="UTC",
+                flexible_time_window=scheduler.CfnSchedule.FlexibleTimeWindowProperty(mode="OFF"),
+                target=scheduler.CfnSchedule.TargetProperty(
+                    arn=f"arn:{Aws.PARTITION}:scheduler:::aws-sdk:eks:updateNodegroupConfig",
+                    role_arn=role.attr_arn,
+                    input=json.dumps(
+                        {
+                            "ClusterName": cluster_name,
+                            "NodegroupName": scale_in.nodegroup_name,
+                            "ScalingConfig": {"MinSize": 0, "MaxSize": scale_in.max_size, "DesiredSize": 0},
+                        },
+                        sort_keys=True,
+                    ),
+                ),
+            )
+            schedule.node.add_dependency(nodegroup)
 
     def _zone_template(self, zone_id: str, zone: str, props: dict[str, Any]) -> eks.LaunchTemplateSpec:
         """A cluster placement group in ``zone`` and the zone's own launch template that launches into it."""

@@ -445,3 +445,11 @@ def test_fails_efa_on_a_karpenter_pool() -> None:
         "gpu_pools[0].efa: EFA interfaces and placement groups are built into managed node group launch templates "
         "only (got True); fix: use provider: managed_node_group for an EFA pool, or drop efa and placement_group"
     )
+
+
+def test_fails_end_time_on_capacity_that_does_not_end(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data)["capacity"] = {"type": "on_demand", "ends_at": "2027-01-15T11:30:00Z"}
+    assert _fails(dev_data) == (
+        "gpu_pools[0].capacity.ends_at: only a Capacity Block ends, not on_demand capacity "
+        "(got '2027-01-15T11:30:00+00:00'); fix: set capacity.type: capacity_block or drop capacity.ends_at"
+    )

@@ -241,3 +241,33 @@ def test_expander_prefers_the_pool_listed_first() -> None:
     assert cluster_autoscaler_values(load_environment(name="prod-example"))["extraArgs"]["expander"] == (
         "priority,least-waste"
     )
+
+
+def test_capacity_block_scale_in_an_hour_before_the_end() -> None:
+    from policy.node_pools import capacity_block_scale_ins
+
+    env = load_environment(name="prod-example")
+    (block,) = [p for p in env.gpu_pools if p.name == "h200-block"]
+    assert [
+        (s.nodegroup_name, s.max_size, s.schedule_expression)
+        for s in capacity_block_scale_ins(block, cluster_name="gpu-prod")
+    ] == [("gpu-prod-h200-block-1b", 2, "at(2027-01-15T10:30:00)")]
+    assert capacity_block_scale_ins(env.gpu_pools[0], cluster_name="gpu-prod") == []
+
+
+@pytest.mark.synth
+def test_capacity_block_scale_in_schedule_updates_only_its_group(synthesized: Synth) -> None:
+    import json
+
+    (schedule,) = _resources(synthesized, "prod-example", "AWS::Scheduler::Schedule")
+    assert schedule["ScheduleExpression"] == "at(2027-01-15T10:30:00)"
+    assert json.loads(schedule["Target"]["Input"]) == {
+        "ClusterName": "gpu-prod",
+        "NodegroupName": "gpu-prod-h200-block-1b",
+        "ScalingConfig": {"DesiredSize": 0, "MaxSize": 2, "MinSize": 0},
+    }
+    assert "aws-sdk:eks:updateNodegroupConfig" in json.dumps(schedule["Target"]["Arn"])
+    roles = [r for r in _resources(synthesized, "prod-example", "AWS::IAM::Role") if "scheduler" in json.dumps(r)]
+    (statement,) = roles[0]["Policies"][0]["PolicyDocument"]["Statement"]
+    assert statement["Action"] == "eks:UpdateNodegroupConfig"
+    assert "nodegroup/gpu-prod/gpu-prod-h200-block-1b/*" in json.dumps(statement["Resource"])
