@@ -140,8 +140,8 @@ class Capacity(Model):
     ends_at: datetime | None = None
     """End of the Capacity Block (UTC). A schedule then scales the node group to 0 nodes
     ``scale_in_minutes_before_end`` before it, so no node is cut off mid-step by the block's end."""
-    scale_in_minutes_before_end: Annotated[int, Field(ge=5, le=1440)] = 60
-    """How long before ``ends_at`` the group scales in: time for a job to checkpoint and stop."""
+    scale_in_minutes_before_end: Annotated[int, Field(ge=5, le=1440)] | None = None
+    """How long before ``ends_at`` the group scales in (default 60): time for a job to checkpoint and stop."""
     placement_group: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9._-]{1,255}$")] | None = None
     """Name of the cluster placement group the Capacity Block was reserved in, if any: only then may
     the pool's nodes launch into a placement group (into that one)."""

@@ -39,6 +39,10 @@ class NodeGroupPlan:
     desired_size: int
 
 
+SCALE_IN_MINUTES_BEFORE_END = 60
+"""Default lead time of a Capacity Block's scale-in before the block ends."""
+
+
 @dataclass(frozen=True)
 class ScheduledScaleIn:
     """Scale one Capacity Block node group to 0 nodes at a fixed time, before its block ends."""
@@ -56,7 +60,7 @@ def capacity_block_scale_ins(pool: GpuPoolConfig, *, cluster_name: str) -> list[
     if ends_at is None:
         return []
     utc = ends_at.astimezone(UTC) if ends_at.tzinfo else ends_at.replace(tzinfo=UTC)
-    at = utc - timedelta(minutes=pool.capacity.scale_in_minutes_before_end)
+    at = utc - timedelta(minutes=pool.capacity.scale_in_minutes_before_end or SCALE_IN_MINUTES_BEFORE_END)
     expression = f"at({at.strftime('%Y-%m-%dT%H:%M:%S')})"
     return [
         ScheduledScaleIn(plan.name, plan.max_size, expression)
