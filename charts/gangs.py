@@ -15,11 +15,11 @@ from cdk8s_plus_37 import k8s
 from constructs import Construct
 
 from catalog.labels import DO_NOT_DISRUPT_ANNOTATION, DOMAIN, ELASTIC_ANNOTATION
+from catalog.launchers import HOSTFILE_KEY, MPI_CONFIG_DIR, SHM_PATH, SSH_DIR
+from catalog.priority_tiers import DisruptionMode
 from charts.ordering import SYNC_WAVE, sync_wave
 from config.model import EnvironmentConfig
 from config.platform import GangTemplate, RunConfig
-from catalog.launchers import HOSTFILE_KEY, MPI_CONFIG_DIR, SHM_PATH, SSH_DIR
-from catalog.priority_tiers import DisruptionMode
 from policy.gangs import SHARED_CLAIM, GangPlan, GroupPlan, Role, plan_gang
 from policy.launch import wiring
 from policy.launch.wiring import EnvVar, Launch, Probe, hostfile_name, ssh_secret_name
@@ -131,14 +131,18 @@ def _volumes(plan: GangPlan, launch: Launch) -> tuple[list[k8s.Volume], list[k8s
     volumes = [
         k8s.Volume(
             name="shm",
-            empty_dir=k8s.EmptyDirVolumeSource(medium="Memory", size_limit=k8s.Quantity.from_string(f"{plan.shm_gib}Gi")),
+            empty_dir=k8s.EmptyDirVolumeSource(
+                medium="Memory", size_limit=k8s.Quantity.from_string(f"{plan.shm_gib}Gi")
+            ),
         )
     ]
     mounts = [k8s.VolumeMount(name="shm", mount_path=SHM_PATH)]
     if plan.checkpoint is not None:
         claim, path = plan.checkpoint
         volumes.append(
-            k8s.Volume(name="checkpoint", persistent_volume_claim=k8s.PersistentVolumeClaimVolumeSource(claim_name=claim))
+            k8s.Volume(
+                name="checkpoint", persistent_volume_claim=k8s.PersistentVolumeClaimVolumeSource(claim_name=claim)
+            )
         )
         mounts.append(k8s.VolumeMount(name="checkpoint", mount_path=path))
     if launch.hostfile:
@@ -166,7 +170,11 @@ def _pod_spec(
     volumes, mounts = _volumes(plan, launch)
     env = [k8s.EnvVar(name="GANG_ROLE", value=role.name), k8s.EnvVar(name="GANG_WORKLOAD", value=plan.workload_name)]
     init = (
-        [k8s.Container(name="wait-for-workers", image=plan.image, command=list(launch.wait_command), volume_mounts=mounts)]
+        [
+            k8s.Container(
+                name="wait-for-workers", image=plan.image, command=list(launch.wait_command), volume_mounts=mounts
+            )
+        ]
         if launch.wait_command
         else None
     )

@@ -100,10 +100,6 @@ def _check_mpi(run: RunConfig) -> None:
             "the mpi template runs mpirun with the generated hostfile and -np itself",
             "give only the program every rank runs, e.g. [python, train.py]",
         )
-    if not run.command:
-        raise ConfigError(
-            "command", [], "an mpi run names the program every rank runs", "set command: [python, train.py]"
-        )
 
 
 def _check_service(run: RunConfig, *, name: str) -> None:

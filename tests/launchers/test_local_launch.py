@@ -75,13 +75,19 @@ def _field(pod: dict[str, Any], path: str) -> str:
 def _container_env(pod: dict[str, Any], container: dict[str, Any]) -> dict[str, str]:
     env: dict[str, str] = {}
     for var in container.get("env", []):
-        env[var["name"]] = _field(pod, var["valueFrom"]["fieldRef"]["fieldPath"]) if "valueFrom" in var else var["value"]
+        env[var["name"]] = (
+            _field(pod, var["valueFrom"]["fieldRef"]["fieldPath"]) if "valueFrom" in var else var["value"]
+        )
     return env
 
 
 def _expand(text: str, env: dict[str, str]) -> str:
     """Kubernetes' ``$(VAR)`` expansion in command and args (``$$`` escapes; unknown names stay)."""
-    return re.sub(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)", lambda m: "$" if m.group(0) == "$$" else env.get(m.group(1), m.group(0)), text)
+    return re.sub(
+        r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)",
+        lambda m: "$" if m.group(0) == "$$" else env.get(m.group(1), m.group(0)),
+        text,
+    )
 
 
 def _fqdn(pod: dict[str, Any]) -> str:
@@ -97,15 +103,32 @@ def _hosts_file(pods: list[dict[str, Any]], tmp_path: Path) -> Path:
     return hosts
 
 
-def _as_pod(pod: dict[str, Any], hosts: Path, command: list[str], binds: tuple[tuple[Path, str], ...] = ()) -> list[str]:
+def _as_pod(
+    pod: dict[str, Any], hosts: Path, command: list[str], binds: tuple[tuple[Path, str], ...] = ()
+) -> list[str]:
     """``command`` in its own mount and UTS namespace: the Pod's hostname and the run's DNS names."""
     mounts = "".join(f'mount --bind "{src}" "{dst}" && ' for src, dst in binds)
     script = f'mount --bind "$1" /etc/hosts && {mounts}hostname "$2" && shift 2 && exec "$@"'
-    return ["unshare", "--mount", "--uts", "--", "sh", "-c", script, "pod", str(hosts), pod["spec"]["hostname"], *command]
+    return [
+        "unshare",
+        "--mount",
+        "--uts",
+        "--",
+        "sh",
+        "-c",
+        script,
+        "pod",
+        str(hosts),
+        pod["spec"]["hostname"],
+        *command,
+    ]
 
 
 def _process_env(container_env: dict[str, str]) -> dict[str, str]:
-    return {"PATH": f"{BIN}:{os.environ.get('PATH', '/usr/bin:/bin')}", "HOME": os.environ.get("HOME", "/root")} | container_env
+    return {
+        "PATH": f"{BIN}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+        "HOME": os.environ.get("HOME", "/root"),
+    } | container_env
 
 
 ALL_REDUCE = textwrap.dedent(
@@ -135,7 +158,7 @@ def test_pytorch_run_forms_one_world_with_real_torchrun(tmp_path: Path) -> None:
         "ddp-check",
         {
             "template": "pytorch",
-            "replicas": 3,
+            "replicas": 2,
             "gpus_per_replica": 0,
             "processes_per_pod": 2,
             "cpu_per_replica": 1,
@@ -152,9 +175,19 @@ def test_pytorch_run_forms_one_world_with_real_torchrun(tmp_path: Path) -> None:
         (container,) = pod["spec"]["containers"]
         env = _container_env(pod, container)
         command = [_expand(part, env) for part in container["command"]]
-        runs.append((pod, command, subprocess.Popen(
-            _as_pod(pod, hosts, command), env=_process_env(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-        )))
+        runs.append(
+            (
+                pod,
+                command,
+                subprocess.Popen(
+                    _as_pod(pod, hosts, command),
+                    env=_process_env(env),
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    text=True,
+                ),
+            )
+        )
     # The expected world, from the rendered objects: every Pod's --nproc-per-node processes.
     per_pod = [int(next(a for a in cmd if a.startswith("--nproc-per-node=")).split("=")[1]) for _, cmd, _ in runs]
     world = sum(per_pod)
@@ -168,7 +201,10 @@ def test_pytorch_run_forms_one_world_with_real_torchrun(tmp_path: Path) -> None:
     assert {(w, s) for _, w, s in reports} == {(str(world), str(world * (world + 1) // 2))}
 
 
-RANK_REPORT = 'import os; print(f"mpi-rank={os.environ[\'OMPI_COMM_WORLD_RANK\']} size={os.environ[\'OMPI_COMM_WORLD_SIZE\']}", flush=True)'
+RANK_REPORT = (
+    "import os; rank, size = os.environ['OMPI_COMM_WORLD_RANK'], os.environ['OMPI_COMM_WORLD_SIZE']; "
+    "print(f'mpi-rank={rank} size={size}', flush=True)"
+)
 
 RSH_SHIM = textwrap.dedent(
     """\
@@ -218,7 +254,11 @@ def test_mpi_run_launches_every_rank_with_real_mpirun(tmp_path: Path) -> None:
         for container in [*launcher["spec"]["initContainers"], *launcher["spec"]["containers"]]:
             env = _container_env(launcher, container)
             # The one substitution: the rsh agent runs here instead of ssh-ing into a worker.
-            env |= {"OMPI_MCA_plm_rsh_agent": str(shim), "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+            env |= {
+                "OMPI_MCA_plm_rsh_agent": str(shim),
+                "OMPI_ALLOW_RUN_AS_ROOT": "1",
+                "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+            }
             command = [_expand(part, env) for part in container["command"]]
             done = subprocess.run(
                 _as_pod(launcher, hosts, command, binds),
