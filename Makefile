@@ -100,7 +100,7 @@ freshness: $(STAMP)  ## Fail when the committed dist/ differs from a fresh rende
 	$(PY) -m cli.freshness $(EXAMPLE_ENVS)
 
 # CI clusters: preflight before deploy, verification and the smoke test after (README "CI clusters").
-.PHONY: preflight verify smoke names cfn-lint
+.PHONY: preflight verify smoke names cfn-lint mpi-ssh-key
 
 preflight: $(STAMP)  ## Check ENV's quotas, instance offerings, reservations and EKS version in AWS
 	$(PY) -m cli.preflight $(SELECT) $(RUN_SELECT) $(ARGS)
@@ -110,6 +110,9 @@ verify: $(STAMP)  ## Check a deployed cluster serves what ENV declares (KUBECONF
 
 smoke: $(STAMP)  ## Submit small gangs to a live cluster and report; skips (exit 0) without a kubeconfig
 	$(PY) -m cli.smoke $(SELECT) $(RUN_SELECT) $(ARGS)
+
+mpi-ssh-key: $(STAMP)  ## A fresh SSH key Secret for MPI run RUN=<team>/<run>: make mpi-ssh-key RUN=... | kubectl apply -f -
+	@$(PY) -m cli.mpi_ssh_key $(SELECT) --run $(RUN)
 
 names: $(STAMP)  ## A run's physical names (stack, cluster, region) as key=value lines
 	@$(PY) -m cli.ephemeral $(SELECT) $(RUN_SELECT)

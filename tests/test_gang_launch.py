@@ -201,3 +201,29 @@ def test_service_pods_are_owned_by_stateful_sets_with_a_strict_disruption_budget
     assert worker["readinessProbe"]["exec"]["command"] == ["ready"]
     assert leader["readinessProbe"]["exec"]["command"][-1] == "ready"
     assert _env(leader)["WORKERS"] == "2"
+
+
+def test_mpi_ssh_key_secret_matches_what_the_pods_mount(capsys: pytest.CaptureFixture[str]) -> None:
+    import yaml
+
+    from cli.mpi_ssh_key import main
+
+    assert main(["--run", "vision/detector-sweep"]) == 0
+    secret = yaml.safe_load(capsys.readouterr().out)
+    kubernetes_validate.validate(secret, "1.37.0", strict=True)
+    keys = secret["stringData"]
+    assert keys["ssh-privatekey"].startswith("-----BEGIN OPENSSH PRIVATE KEY-----")
+    assert keys["ssh-publickey"].startswith("ssh-ed25519 ")
+    env = load_environment(name="dev")
+    from charts.render import render_environment
+
+    objects = render_environment(env).files["teams/vision/detector-sweep.yaml"]
+    mounted = {
+        v["secret"]["secretName"] for o in objects if o["kind"] == "Pod" for v in o["spec"]["volumes"] if "secret" in v
+    }
+    assert mounted == {secret["metadata"]["name"]}
+    assert main(["--run", "vision/embedding-service"]) == 2
+    assert capsys.readouterr().err == (
+        "error: --run: no MPI run of that name in dev (got 'vision/embedding-service'); "
+        "fix: use one of ['vision/detector-sweep']\n"
+    )
