@@ -4,7 +4,10 @@ A run renders the ``scheduling.k8s.io/v1beta1`` Workload, CompositePodGroups (wh
 hierarchical form is on), PodGroups pointing back with ``spec.workloadRef``,
 ResourceClaimTemplates on platform DeviceClasses, and the Pods that join their group
 with ``spec.schedulingGroup`` — or, for the Job variant, one indexed Job with
-``spec.scheduling`` whose controller creates the Workload and PodGroup itself.
+``spec.scheduling`` whose controller creates the Workload and PodGroup itself. Service runs'
+Pods come from StatefulSets (replaced when lost) under a PodDisruptionBudget. Every run has a
+headless Service its Pods take stable DNS names from; what each container runs and how it
+finds its peers comes from ``policy.launch.wiring``.
 """
 
 from __future__ import annotations
@@ -470,11 +473,11 @@ class _GangConstruct(Construct):
 
 
 class PyTorchGang(_GangConstruct):
-    """Distributed PyTorch: a coordinator (rank 0) and workers, all started together or not at all.
+    """Distributed PyTorch: ``replicas`` Pods running torchrun, all started together or not at all.
 
-    Flat form: one gang of coordinator + workers. Hierarchical form (``CompositePodGroup`` on):
-    a composite gang of the coordinator group and the workers group. Job form
-    (``WorkloadWithJob`` on, ``job: true``): one indexed Job whose index 0 is the coordinator.
+    Flat form: one gang of rank 0 (the coordinator Pod) + workers. Hierarchical form
+    (``CompositePodGroup`` on): a composite gang of the coordinator group and the workers group.
+    Job form (``WorkloadWithJob`` on, ``job: true``): one indexed Job whose index 0 is rank 0.
     """
 
     template = GangTemplate.PYTORCH
@@ -487,13 +490,13 @@ class MpiGang(_GangConstruct):
 
 
 class SparkBatch(_GangConstruct):
-    """Spark-like batch: the driver schedules alone (basic), executors as a gang of ``min_replicas``."""
+    """Spark-like batch: the driver and its executors admitted as one gang; executors reach the driver by name."""
 
     template = GangTemplate.SPARK
 
 
 class LeaderWorkerService(_GangConstruct):
-    """Long-running multi-Pod service: leader + workers, placed and disrupted as a whole."""
+    """Long-running multi-Pod service: StatefulSets of leader + workers, placed and disrupted as a whole."""
 
     template = GangTemplate.SERVICE
 
