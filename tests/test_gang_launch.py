@@ -227,3 +227,14 @@ def test_mpi_ssh_key_secret_matches_what_the_pods_mount(capsys: pytest.CaptureFi
         "error: --run: no MPI run of that name in dev (got 'vision/embedding-service'); "
         "fix: use one of ['vision/detector-sweep']\n"
     )
+
+
+def test_summary_shows_pods_gpus_world_and_discovery_per_run() -> None:
+    from charts.render import output_files, render_environment
+
+    env = load_environment(name="dev")
+    summary = output_files(env, render_environment(env))["SUMMARY.md"]
+    rows = {line.split(" | ")[1]: line for line in summary.splitlines() if line.count(" | ") == 6}
+    assert rows["pretrain-70b"].startswith("| llm-research | pretrain-70b | 16 | 8 | 8 | 128 | c10d rendezvous `")
+    assert rows["detector-sweep"].startswith("| vision | detector-sweep | 5 | 4 | 4 | 16 | hostfile `")
+    assert ":29400`" in rows["pretrain-70b"]
