@@ -238,3 +238,19 @@ def test_summary_shows_pods_gpus_world_and_discovery_per_run() -> None:
     assert rows["pretrain-70b"].startswith("| llm-research | pretrain-70b | 16 | 8 | 8 | 128 | c10d rendezvous `")
     assert rows["detector-sweep"].startswith("| vision | detector-sweep | 5 | 4 | 4 | 16 | hostfile `")
     assert ":29400`" in rows["pretrain-70b"]
+
+
+def test_gang_checks_count_the_pods_stateful_sets_create() -> None:
+    from policy.checks import Status
+    from policy.deadlocks import check_gang_size, check_references, run_checks
+
+    env = load_environment(name="dev")
+    objects = _objects(SERVICE | {"command": ["serve"], "readiness_command": ["ready"]})
+    assert [c for c in run_checks(env, objects) if c.status is not Status.OK] == []
+    worker = next(o for o in objects if o["kind"] == "StatefulSet" and o["metadata"]["name"].endswith("-worker"))
+    worker["spec"]["replicas"] = 1
+    (found,) = check_gang_size(env, objects)
+    assert found.detail == "gang minCount 3 exceeds the 2 pods that join the group; it can never start"
+    worker["spec"]["template"]["spec"]["schedulingGroup"]["podGroupName"] = "elsewhere"
+    (missing,) = check_references(env, objects)
+    assert missing.subject == f"Pod/team-vision/{worker['metadata']['name']}-0"
