@@ -9,7 +9,8 @@ must form is read from the rendered objects, never written here.
 
 PyTorch: real ``torchrun`` (gloo) must form one world and all-reduce. MPI: real ``mpirun`` over
 the rendered hostfile must start every rank, through an rsh agent that runs the command here
-instead of over SSH. ``.ci/run`` sets ``GANG_LAUNCHERS_REQUIRED=1``: there a missing tool fails.
+instead of over SSH. Service: the leader's rendered readiness probe must pass only when cluster
+DNS lists every worker as ready. ``.ci/run`` sets ``GANG_LAUNCHERS_REQUIRED=1``: there a missing tool fails.
 """
 
 from __future__ import annotations
@@ -277,3 +278,40 @@ def test_mpi_run_launches_every_rank_with_real_mpirun(tmp_path: Path) -> None:
     slots = [int(line.split("slots=")[1]) for line in config_map["data"]["hostfile"].splitlines()]
     reports = sorted(line for line in outputs[-1].splitlines() if line.startswith("mpi-rank="))
     assert reports == sorted(f"mpi-rank={r} size={sum(slots)}" for r in range(sum(slots)))
+
+
+@pytest.mark.parametrize("ready_workers", [1, 2])
+def test_service_leader_is_ready_only_when_every_worker_is(tmp_path: Path, ready_workers: int) -> None:
+    _require(_namespaces_work(), "unshare --mount --uts is not permitted here (needs root or user namespaces)")
+    objects = _render(
+        "svc-check",
+        {
+            "template": "service",
+            "replicas": 3,
+            "gpus_per_replica": 0,
+            "cpu_per_replica": 1,
+            "memory_gib_per_replica": 4,
+            "topology": "none",
+            "image": "example/svc:1",
+            "command": ["serve"],
+            "readiness_command": ["true"],
+        },
+    )
+    sets = _kind(objects, "StatefulSet")
+    (leader_set,) = [s for s in sets if s["spec"]["replicas"] == 1]
+    workers = sum(s["spec"]["replicas"] for s in sets) - 1
+    ready_service = next(o for o in _kind(objects, "Service") if not o["spec"]["publishNotReadyAddresses"])
+    ready_name = f"{ready_service['metadata']['name']}.{ready_service['metadata']['namespace']}.svc.cluster.local"
+    leader = {
+        "metadata": {**leader_set["spec"]["template"]["metadata"], "name": f"{leader_set['metadata']['name']}-0"},
+        "spec": {**leader_set["spec"]["template"]["spec"], "hostname": f"{leader_set['metadata']['name']}-0"},
+    }
+    leader["metadata"]["namespace"] = leader_set["metadata"]["namespace"]
+    # What cluster DNS answers for the headless Service: one address per ready worker.
+    hosts = tmp_path / "hosts"
+    hosts.write_text("".join(f"127.0.0.{20 + i} {ready_name}\n" for i in range(ready_workers)))
+    (container,) = leader["spec"]["containers"]
+    env = _container_env(leader, container)
+    probe = container["readinessProbe"]["exec"]["command"]
+    done = subprocess.run(_as_pod(leader, hosts, probe), env=_process_env(env), capture_output=True, check=False)
+    assert (done.returncode == 0) is (ready_workers == workers)
