@@ -80,6 +80,13 @@ def _check_pytorch(run: RunConfig) -> None:
             "a pytorch run names its training script (the platform wraps it in torchrun)",
             "set command: [train.py, <arguments>]",
         )
+    if run.command[0].rsplit("/", 1)[-1] in ("python", "python3"):
+        raise ConfigError(
+            "command",
+            list(run.command),
+            "torchrun starts the Python interpreter itself; it would run 'python' as the script",
+            "drop the interpreter: [train.py, <arguments>] or [-m, package.module]",
+        )
     owned = _owned(run.command, TORCHRUN_OWNED_FLAGS)
     if run.command[0] == TORCHRUN or "torch.distributed.run" in run.command or owned:
         raise ConfigError(

@@ -254,3 +254,10 @@ def test_gang_checks_count_the_pods_stateful_sets_create() -> None:
     worker["spec"]["template"]["spec"]["schedulingGroup"]["podGroupName"] = "elsewhere"
     (missing,) = check_references(env, objects)
     assert missing.subject == f"Pod/team-vision/{worker['metadata']['name']}-0"
+
+
+def test_fails_pytorch_command_that_names_the_interpreter() -> None:
+    assert _fails(PYTORCH | {"command": ["python", "train.py"]}) == (
+        "command: torchrun starts the Python interpreter itself; it would run 'python' as the script "
+        "(got ['python', 'train.py']); fix: drop the interpreter: [train.py, <arguments>] or [-m, package.module]"
+    )
