@@ -1,0 +1,72 @@
+"""Small environments and gangs whose schedules can be worked out by hand."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from catalog.device_classes import DeviceShape
+from catalog.priority_tiers import Tier
+from config.load import parse_environment
+from config.model import EnvironmentConfig
+from policy.capacity import PodShape
+from simulation.engine.jobs import JobRequest
+
+NODE_POD = PodShape(8, 180, 1800)
+"""Eight GPUs and most of a p5.48xlarge: one pod per node."""
+ZONES = ["us-west-2a", "us-west-2b"]
+
+
+def environment(pools: list[dict[str, Any]], *, topology: bool = True) -> EnvironmentConfig:
+    gates = ["GenericWorkload", "TopologyAwareWorkloadScheduling"] if topology else ["GenericWorkload"]
+    return parse_environment(
+        {
+            "name": "scenario",
+            "region": "us-west-2",
+            "cluster": {"name": "scenario", "public_access_cidrs": ["203.0.113.0/24"]},
+            "network": {"availability_zones": ZONES},
+            "gpu_pools": pools,
+            "feature_gates": {"control_plane": gates},
+            "platform": {
+                "device_classes": ["h100-80gb", "h200", "l4", "hopper-or-newer", "mig-1g-10gb"],
+                "teams": {"research": {"namespace": "research", "tiers": ["deadline", "standard", "opportunistic"]}},
+            },
+        }
+    )
+
+
+def h100_pool(*, min_size: int, max_size: int, zones: list[str] = ZONES, **extra: Any) -> dict[str, Any]:
+    return {
+        "name": "h100",
+        "instance_types": ["p5.48xlarge"],
+        "zones": zones,
+        "min_size": min_size,
+        "max_size": max_size,
+        **extra,
+    }
+
+
+def gang(
+    name: str,
+    pods: int,
+    *,
+    tier: Tier = Tier.STANDARD,
+    at_minutes: float = 0.0,
+    minutes: float | None = 60.0,
+    zone: bool = True,
+    device_class: DeviceShape = DeviceShape.H100_80GB,
+    pod: PodShape = NODE_POD,
+    optional: int = 0,
+) -> JobRequest:
+    return JobRequest(
+        name=name,
+        namespace="research",
+        template="gang",
+        job_class=name,
+        tier=tier,
+        device_class=device_class,
+        required=(pod,) * pods,
+        optional=(pod,) * optional,
+        topology_zone=zone,
+        arrival_seconds=at_minutes * 60,
+        duration_seconds=None if minutes is None else minutes * 60,
+    )
