@@ -39,7 +39,7 @@ def test_gang_binds_only_inside_one_domain() -> None:
     zone_a, zone_b = [NODE], [NODE, NODE]
     assert place_gang([zone_a, zone_b], [GPU8, GPU8], []) == (1, [0, 1])
     assert place_gang([zone_a, [NODE]], [GPU8, GPU8], []) is None
-    assert place_gang([zone_a + [NODE]], [GPU8, GPU8], []) == (0, [0, 1])
+    assert place_gang([[*zone_a, NODE]], [GPU8, GPU8], []) == (0, [0, 1])
 
 
 def test_elastic_extras_fill_what_is_left_in_the_gangs_domain() -> None:
