@@ -154,6 +154,7 @@ class _Bucket:
     pool_zones: tuple[int, ...] = ()
     failed_at: tuple[int, ...] | None = None
     device_class: str = ""
+    waiting: int = 0
 
 
 Progress = Callable[[float], None]
@@ -298,7 +299,10 @@ class Simulation:
         elif kind is _Kind.IDLE:
             node = self.nodes[a]
             if not node.removed and not node.holders and node.idle_epoch == b and node.ready:
-                self._remove_node(node)
+                if self._someone_waits_for(node.pool_zone):
+                    self._maybe_idle(node)  # autoscalers keep nodes pending pods could use
+                else:
+                    self._remove_node(node)
         elif kind is _Kind.WINDOW_START:
             for pz in self._window_zones(a):
                 self.active[pz.index] = True
@@ -324,6 +328,10 @@ class Simulation:
         self.pool_live[node.pool_zone.pool.name] -= 1
         self.versions[node.pool_zone.index] += 1  # headroom for a scale-up is back
 
+    def _someone_waits_for(self, pool_zone: PoolZone) -> bool:
+        served = {DEVICE_CLASSES[shape].name for shape in pool_zone.serves}
+        return any(b.waiting for b in self.buckets.values() if b.device_class in served)
+
     def _maybe_idle(self, node: Node) -> None:
         if not node.holders and not node.static and node.ready and not node.removed:
             node.idle_epoch += 1
@@ -334,6 +342,7 @@ class Simulation:
     def _enqueue(self, unit: Unit) -> None:
         unit.waiting = True
         bucket = self.buckets[unit.signature]
+        bucket.waiting += 1
         created = unit.job.request.arrival_seconds
         heapq.heappush(
             bucket.heap,
@@ -375,8 +384,7 @@ class Simulation:
             elif not (self._try_place(unit) or self._try_preempt(unit) or self._try_scale_up(unit)):
                 heapq.heappush(bucket.heap, entry)
                 bucket.failed_at = self._snapshot(bucket)
-                waiting = sum(1 for e in bucket.heap if self.units[e[-1]].waiting)
-                self.failures[bucket.device_class] = self.failures.get(bucket.device_class, 0) + waiting
+                self.failures[bucket.device_class] = self.failures.get(bucket.device_class, 0) + bucket.waiting
                 continue
             elif unit.inflight:
                 deferred.append((bucket, entry))
@@ -426,6 +434,7 @@ class Simulation:
             self.allocated[key] = self.allocated.get(key, 0.0) + gpus
             self.idle_gpus += gpus
         unit.waiting = False
+        self.buckets[unit.signature].waiting -= 1
         job = unit.job
         if was_running:  # an extra pod of a job that already runs works from the start
             self.busy_gpus += self.idle_gpus - idle_before

@@ -150,17 +150,17 @@ def test_fails_unknown_team() -> None:
 
 def test_fails_tier_not_granted_to_the_team() -> None:
     line = error_line(mix_with(team="vision", tier="deadline"))
-    assert (
-        line
-        == "classes[0].tier: tier is not granted to team vision (got 'deadline'); fix: use one of standard, opportunistic or grant it under platform.teams.vision.tiers"
+    assert line == (
+        "classes[0].tier: tier is not granted to team vision (got 'deadline'); "
+        "fix: use one of standard, opportunistic or grant it under platform.teams.vision.tiers"
     )
 
 
 def test_fails_device_class_not_published() -> None:
     line = error_line(mix_with(device_class="b200"))
-    assert (
-        line
-        == "classes[0].device_class: DeviceClass is not published in environment dev (got 'b200'); fix: use one of h100-80gb, l4, hopper-or-newer, mig-1g-10gb"
+    assert line == (
+        "classes[0].device_class: DeviceClass is not published in environment dev (got 'b200'); "
+        "fix: use one of h100-80gb, l4, hopper-or-newer, mig-1g-10gb"
     )
 
 
@@ -181,9 +181,9 @@ def test_fails_duplicate_class_names() -> None:
 def test_fails_window_on_a_pool_that_is_not_a_capacity_block() -> None:
     data = {**BASE, "capacity_block_windows": [{"pool": "h100", "start_hours": 1, "end_hours": 2}]}
     line = error_line(data)
-    assert (
-        line
-        == "capacity_block_windows[0].pool: pool is not a Capacity Block (capacity.type: capacity_block) (got 'h100'); fix: drop the window"
+    assert line == (
+        "capacity_block_windows[0].pool: pool is not a Capacity Block (capacity.type: capacity_block) (got 'h100'); "
+        "fix: drop the window"
     )
 
 
@@ -256,7 +256,10 @@ def test_trace_rows_become_gangs_shifted_to_the_start(tmp_path: Path) -> None:
     [
         (
             "yesterday,60,8,H100-80GB,standard",
-            "line 2.submit_time: not an ISO 8601 time with a zone (got 'yesterday'); fix: write e.g. 2026-11-02T08:00:00Z",
+            (
+                "line 2.submit_time: not an ISO 8601 time with a zone (got 'yesterday'); "
+                "fix: write e.g. 2026-11-02T08:00:00Z"
+            ),
         ),
         (
             "2026-11-02T08:00:00Z,0,8,H100-80GB,standard",
@@ -268,15 +271,24 @@ def test_trace_rows_become_gangs_shifted_to_the_start(tmp_path: Path) -> None:
         ),
         (
             "2026-11-02T08:00:00Z,60,8,B200,standard",
-            "line 2.gpu_model: its DeviceClass b200 is not published in dev (got 'B200'); fix: add it to platform.device_classes, or drop the line",
+            (
+                "line 2.gpu_model: its DeviceClass b200 is not published in dev (got 'B200'); "
+                "fix: add it to platform.device_classes, or drop the line"
+            ),
         ),
         (
             "2026-11-02T08:00:00Z,60,8,H100-80GB,urgent",
-            "line 2.priority: unknown priority (got 'urgent'); fix: use one of critical, deadline, gpu-critical, gpu-deadline, gpu-opportunistic, gpu-standard, opportunistic, standard",
+            (
+                "line 2.priority: unknown priority (got 'urgent'); "
+                "fix: use one of critical, deadline, gpu-critical, gpu-deadline, gpu-opportunistic, gpu-standard, opportunistic, standard"
+            ),
         ),
         (
             "2026-11-02T08:00:00Z,60,8",
-            "line 2: 3 columns (got '2026-11-02T08:00:00Z,60,8'); fix: give 5: submit_time,duration_minutes,gpus,gpu_model,priority",
+            (
+                "line 2: 3 columns (got '2026-11-02T08:00:00Z,60,8'); "
+                "fix: give 5: submit_time,duration_minutes,gpus,gpu_model,priority"
+            ),
         ),
     ],
 )
@@ -291,7 +303,6 @@ def test_fails_trace_without_header(tmp_path: Path) -> None:
     file.write_text("a,b\n")
     with pytest.raises(ConfigError) as error:
         read_trace(dev(), file)
-    assert (
-        error.value.line()
-        == "line 1: not the trace header (got 'a,b'); fix: start with submit_time,duration_minutes,gpus,gpu_model,priority"
+    assert error.value.line() == (
+        "line 1: not the trace header (got 'a,b'); fix: start with submit_time,duration_minutes,gpus,gpu_model,priority"
     )
