@@ -280,7 +280,8 @@ def test_trace_rows_become_gangs_shifted_to_the_start(tmp_path: Path) -> None:
             "2026-11-02T08:00:00Z,60,8,H100-80GB,urgent",
             (
                 "line 2.priority: unknown priority (got 'urgent'); "
-                "fix: use one of critical, deadline, gpu-critical, gpu-deadline, gpu-opportunistic, gpu-standard, opportunistic, standard"
+                "fix: use one of critical, deadline, gpu-critical, gpu-deadline, gpu-opportunistic, "
+                "gpu-standard, opportunistic, standard"
             ),
         ),
         (
