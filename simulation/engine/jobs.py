@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from catalog.device_classes import DeviceShape
 from catalog.priority_tiers import TIERS, PreemptionPolicy, Tier
+from config.platform import RunConfig
 from policy.capacity import PodShape
 from policy.gangs import GroupPlan
 
@@ -34,6 +35,10 @@ class JobRequest:
     arrival_seconds: float
     duration_seconds: float | None
     """Run time once started; ``None`` runs until the end (standing load)."""
+    team: str | None = None
+    """Team whose run this is (``None``: a trace or a class without a team)."""
+    run: RunConfig | None = None
+    """The team-run parameters it was planned from, for rendering it as real objects."""
 
     @property
     def priority(self) -> int:

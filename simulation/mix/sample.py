@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 from config.model import EnvironmentConfig
+from config.platform import RunConfig
 from config.teams import TeamRun, load_team_runs
 from policy.capacity import PodShape
 from policy.gangs import plan_gang
@@ -65,7 +66,7 @@ def class_jobs(env: EnvironmentConfig, job_class: JobClass, *, seed: int, horizo
     rng = random.Random(f"{seed}:{job_class.name}")
     team = job_class.team or SIMULATION_TEAM
     sim_env = environment_for(env, job_class.team)
-    plans: dict[tuple[int, int], tuple[tuple[PodShape, ...], tuple[PodShape, ...], str, bool]] = {}
+    plans: dict[tuple[int, int], tuple[tuple[PodShape, ...], tuple[PodShape, ...], str, bool, RunConfig]] = {}
     jobs = []
     for index, arrival in enumerate(arrival_times_seconds(job_class.arrival, horizon_seconds=horizon_seconds, rng=rng)):
         replicas = _choice(job_class.replicas.choices, job_class.replicas.weights, rng)
@@ -73,8 +74,8 @@ def class_jobs(env: EnvironmentConfig, job_class: JobClass, *, seed: int, horizo
         if (replicas, gpus) not in plans:
             run = class_run(job_class, replicas=replicas, gpus=gpus)
             plan = plan_gang(sim_env, team=team, run_name=job_class.name, run=run)
-            plans[(replicas, gpus)] = (*gang_pods(plan.groups), plan.topology_key is not None)
-        required, optional, template, zone = plans[(replicas, gpus)]
+            plans[(replicas, gpus)] = (*gang_pods(plan.groups), plan.topology_key is not None, run)
+        required, optional, template, zone, run = plans[(replicas, gpus)]
         jobs.append(
             JobRequest(
                 name=f"{job_class.name}-{index:05d}",
@@ -88,6 +89,8 @@ def class_jobs(env: EnvironmentConfig, job_class: JobClass, *, seed: int, horizo
                 topology_zone=zone,
                 arrival_seconds=arrival,
                 duration_seconds=duration_seconds(job_class.duration, rng),
+                team=job_class.team,
+                run=run,
             )
         )
     return jobs
@@ -112,6 +115,8 @@ def team_run_jobs(env: EnvironmentConfig, team_runs: list[TeamRun]) -> list[JobR
                 topology_zone=plan.topology_key is not None,
                 arrival_seconds=0.0,
                 duration_seconds=None,
+                team=team_run.team,
+                run=team_run.run,
             )
         )
     return jobs

@@ -22,13 +22,20 @@ def _table(header: list[str], rows: list[list[object]]) -> list[str]:
 def report_markdown(report: dict[str, Any]) -> str:
     modes = report["modes"]
     gang, pod = modes["gang"], modes["pod"]
+    labels = report.get("labels") or {"gang": "gangs", "pod": "baseline"}
+    main_label, other = labels["gang"], labels["pod"]
     title = report["title"]
     lines = [
         f"# Simulation: {title['mix']} on {title['environment']}",
         "",
         f"Seed {title['seed']}, {title['hours']:g} simulated hours, {gang['groups']} gangs "
         f"({title['command']}). The same numbers are in `report.json`; metric names and labels are the gang "
-        "exporter's. Baseline: the same gangs with every pod scheduled on its own (no gangs, no topology).",
+        "exporter's. "
+        + (
+            "Baseline: the same gangs with every pod scheduled on its own (no gangs, no topology)."
+            if "labels" not in report
+            else f"Columns: {main_label}, then {other}."
+        ),
         "",
         f"## Time from PodGroup creation to scheduled (`{TIME_TO_SCHEDULED}`, minutes)",
         "",
@@ -50,7 +57,7 @@ def report_markdown(report: dict[str, Any]) -> str:
             ]
         )
     lines += _table(
-        ["priority_class", "groups", "scheduled", "p50", "p95", "max", "baseline scheduled", "baseline p95"], rows
+        ["priority_class", "groups", "scheduled", "p50", "p95", "max", f"{other} scheduled", f"{other} p95"], rows
     )
     lines += [
         "",
@@ -69,7 +76,7 @@ def report_markdown(report: dict[str, Any]) -> str:
     )
     lines += ["", f"## Allocation failures by requested DeviceClass (`{ALLOCATION_FAILURES_TOTAL}`)", ""]
     lines += _table(
-        ["device_class", "failed attempts (gangs)", "failed attempts (baseline)"],
+        ["device_class", f"failed attempts ({main_label})", f"failed attempts ({other})"],
         [
             [
                 r["device_class"],
@@ -89,7 +96,7 @@ def report_markdown(report: dict[str, Any]) -> str:
         ["mode", "reason", "priority_class", "class", "groups", "GPUs each", "example"],
         [
             [mode, r["reason"], r["priority_class"], r["job_class"], r["groups"], r["gpus"], r["example"]]
-            for mode, data in (("gangs", gang), ("baseline", pod))
+            for mode, data in ((main_label, gang), (other, pod))
             for r in data["never_started"]
         ],
     )
@@ -110,4 +117,11 @@ def report_markdown(report: dict[str, Any]) -> str:
         "running; `lost_to_preemption`: work of runs cut short (a preempted gang restarts from the beginning).",
         "",
     ]
+    if "skipped" in report:
+        lines += [
+            "GPU-hours are not measured on a live cluster (0 in its row).",
+            "",
+            f"Not submitted: {len(report['skipped'])} gangs without a team run to render (traces, classes without a team).",
+            "",
+        ]
     return "\n".join(lines)
