@@ -121,7 +121,8 @@ def report_markdown(report: dict[str, Any]) -> str:
         lines += [
             "GPU-hours are not measured on a live cluster (0 in its row).",
             "",
-            f"Not submitted: {len(report['skipped'])} gangs without a team run to render (traces, classes without a team).",
+            f"Not submitted: {len(report['skipped'])} gangs without a team run to render "
+            "(traces, classes without a team).",
             "",
         ]
     return "\n".join(lines)

@@ -138,7 +138,8 @@ def test_loadtest_skips_without_a_kubeconfig(
     monkeypatch.delenv("KUBECONFIG", raising=False)
     assert loadtest_cli.main(["--env", "dev"]) == 0
     assert capsys.readouterr().out == (
-        "loadtest: skipped: no kubeconfig at --kubeconfig, $KUBECONFIG or ~/.kube/config, so there is no cluster to test\n"
+        "loadtest: skipped: no kubeconfig at --kubeconfig, $KUBECONFIG or ~/.kube/config, "
+        "so there is no cluster to test\n"
     )
 
 
