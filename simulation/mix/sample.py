@@ -7,10 +7,11 @@ import random
 from pathlib import Path
 
 from config.model import EnvironmentConfig
-from config.platform import RunConfig
+from config.platform import RunConfig, TopologyPreference
 from config.teams import TeamRun, load_team_runs
 from policy.capacity import PodShape
 from policy.gangs import plan_gang
+from policy.gates import effective_gates
 from simulation.engine.jobs import JobRequest, gang_pods
 from simulation.mix.load import SIMULATION_TEAM, class_run, environment_for
 from simulation.mix.model import (
@@ -127,7 +128,8 @@ def trace_jobs(env: EnvironmentConfig, mix: MixConfig, *, mix_dir: Path, horizon
     for index, trace in enumerate(mix.traces):
         sim_env = environment_for(env, trace.team)
         namespace = sim_env.platform.teams[trace.team or SIMULATION_TEAM].namespace
-        zone = trace.topology.value == "zone" and "TopologyAwareWorkloadScheduling" in env.feature_gates.control_plane
+        gates = effective_gates(env.feature_gates.control_plane)
+        zone = trace.topology is TopologyPreference.ZONE and "TopologyAwareWorkloadScheduling" in gates
         for number, job in enumerate(read_trace(env, mix_dir / trace.file)):
             if job.submit_seconds >= horizon_seconds:
                 continue
