@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from cli.environment_args import add_environment_args, load_selected
@@ -52,28 +54,23 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-class _progress:
-    """A tqdm bar over simulated hours, both modes; off with ``--quiet`` or when stderr is no terminal."""
+@contextmanager
+def _progress(hours: float, *, quiet: bool) -> Iterator[Callable[[object, float], None]]:
+    """A tqdm bar over simulated hours of both runs; off with ``--quiet`` or when stderr is no terminal."""
+    from tqdm import tqdm
 
-    def __init__(self, hours: float, *, quiet: bool) -> None:
-        self.hours, self.quiet = hours, quiet
+    bar = tqdm(total=round(2 * hours, 1), unit="h", disable=True if quiet else None, file=sys.stderr)
+    done = [0.0]
 
-    def __enter__(self):  # type: ignore[no-untyped-def]
-        from tqdm import tqdm
+    def tick(mode: object, seconds: float) -> None:
+        position = round((0.0 if str(mode) == "gang" else hours) + seconds / 3600, 1)
+        bar.update(max(0.0, position - done[0]))
+        done[0] = max(done[0], position)
 
-        self.bar = tqdm(total=round(2 * self.hours, 1), unit="h", disable=True if self.quiet else None, file=sys.stderr)
-        self.done = 0.0
-
-        def tick(mode: object, seconds: float) -> None:
-            offset = 0.0 if str(mode) == "gang" else self.hours
-            position = round(offset + seconds / 3600, 1)
-            self.bar.update(max(0.0, position - self.done))
-            self.done = max(self.done, position)
-
-        return tick
-
-    def __exit__(self, *exc: object) -> None:
-        self.bar.close()
+    try:
+        yield tick
+    finally:
+        bar.close()
 
 
 if __name__ == "__main__":
