@@ -91,3 +91,12 @@ def test_fails_simulate_hours_not_positive(capsys: pytest.CaptureFixture[str]) -
     assert capsys.readouterr().err == (
         "error: --hours: not a positive number of hours (got 0.0); fix: pass e.g. HOURS=24\n"
     )
+
+
+def test_committed_example_report_is_fresh(tmp_path: Path) -> None:
+    """``docs/simulation/dev/`` is ``make simulate ENV=dev MIX=dev HOURS=48`` (regenerate with ``ARGS=--out ...``)."""
+    committed = Path(__file__).resolve().parents[2] / "docs" / "simulation" / "dev"
+    for path in write_report(report_for(1, hours=48), tmp_path):
+        if path.suffix == ".png":
+            continue  # pixels depend on the font rasteriser; the numbers behind them are in report.json
+        assert path.read_bytes() == (committed / path.name).read_bytes(), f"regenerate {path.name}"
