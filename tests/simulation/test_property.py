@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from cdk8s import App
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
@@ -25,6 +26,7 @@ from catalog.device_classes import DeviceShape
 from catalog.priority_tiers import Tier
 from charts.render import render_team_run
 from config.errors import ConfigError
+from config.load import load_environment
 from config.model import EnvironmentConfig
 from config.platform import GangTemplate, RunConfig, TopologyPreference
 from config.teams import TeamRun
@@ -33,7 +35,11 @@ from policy.deadlocks import check_capacity
 from policy.gangs import plan_gang
 from simulation.engine.cluster import cluster_model
 from simulation.engine.jobs import JobRequest, gang_pods
-from simulation.engine.simulate import fits_when_empty, simulate
+from simulation.engine.simulate import Mode, Simulation, fits_when_empty, simulate
+from simulation.mix.load import MIXES_DIR, load_mix
+from simulation.mix.sample import sample_jobs
+from simulation.whatif import windows
+from tests.conftest import EXAMPLE_ENVIRONMENTS
 from tests.simulation.scenario import ZONES, environment
 
 INSTANCE_TYPES = ("p5.48xlarge", "p4d.24xlarge", "g6.12xlarge", "p5en.48xlarge")
@@ -148,3 +154,21 @@ def test_without_preemption_or_later_arrivals_gpu_hours_equal_the_mix(
     wanted = sum(j.gpus * (j.duration_seconds or 0) for j in jobs)
     assert abs(result.busy_gpu_seconds - wanted) < 1e-6 * max(1.0, wanted)
     assert result.preempted_gpu_seconds == 0
+
+
+@pytest.mark.parametrize("name", EXAMPLE_ENVIRONMENTS)
+def test_shipped_mixes_keep_the_books_balanced(name: str) -> None:
+    """After a run of the shipped mix: no node over- or under-committed, no negative count, and the
+    GPUs counted as running are exactly those of the running gangs."""
+    env = load_environment(name=name)
+    mix = load_mix(env, name=name)
+    jobs = sample_jobs(env, mix, seed=2, horizon_seconds=mix.hours * 3600, mix_dir=MIXES_DIR)
+    for mode in Mode:
+        run = Simulation(cluster_model(env), jobs, mode=mode, horizon_seconds=mix.hours * 3600, windows=windows(mix))
+        result = run.run()
+        assert all(v >= -1e-6 for s in result.samples for v in s.allocated_gpus.values())
+        assert all(v >= 0 for s in result.samples for v in s.pending_by_priority_class.values())
+        assert all(0 <= n.free[0] <= n.pool_zone.devices and n.free[1] >= 0 and n.free[2] >= -1e-6 for n in run.nodes)
+        running = sum(j.placed_gpus for j in run.jobs if j.running)
+        assert abs(running - run.busy_gpus) < 1e-6 and run.idle_gpus >= -1e-6
+        assert sum(1 for j in result.jobs if j.scheduled_seconds is not None) > 0
