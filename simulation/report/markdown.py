@@ -8,6 +8,8 @@ from observability.rules import ALLOCATION_FAILURES_TOTAL, PREEMPTIONS_TOTAL
 from simulation.report.measure import ALLOCATABLE_GPUS, TIME_TO_SCHEDULED
 from simulation.report.plots import ALLOCATION_PNG, PENDING_PNG, WAIT_PNG
 
+TOP_PREEMPTED = 5
+
 
 def _minutes(seconds: float | None) -> str:
     return "—" if seconds is None else f"{seconds / 60:.1f}"
@@ -74,6 +76,13 @@ def report_markdown(report: dict[str, Any]) -> str:
             for r in gang[PREEMPTIONS_TOTAL]["by_priority_class"]
         ],
     )
+    top = gang[PREEMPTIONS_TOTAL]["groups"][:TOP_PREEMPTED]
+    if top:
+        lines += ["", f"Most preempted groups ({main_label}):", ""]
+        lines += _table(
+            ["namespace", "podgroup", "priority_class", "preemptions"],
+            [[g["namespace"], g["podgroup"], g["priority_class"], g["value"]] for g in top],
+        )
     lines += ["", f"## Allocation failures by requested DeviceClass (`{ALLOCATION_FAILURES_TOTAL}`)", ""]
     lines += _table(
         ["device_class", f"failed attempts ({main_label})", f"failed attempts ({other})"],
