@@ -4,14 +4,14 @@ The simulation asks only this module, so there is one place to follow the enviro
 scaling model. It answers from the sizes the environment declares today: ``min_size``
 (``desired_size``) nodes exist, ``max_size`` is reachable (``policy.node_pools.max_nodes_in_zone``,
 as ``make check`` counts it). Replaced by ``policy.node_pools``'s functions of the same names
-once pools declare their scaling mode.
+once pools declare their scaling mode (as is ``reachable_nodes``, the whole pool's count).
 """
 
 from __future__ import annotations
 
 from config.karpenter import KarpenterMode
 from config.model import EnvironmentConfig, GpuPoolConfig
-from policy.node_pools import max_nodes_in_zone
+from policy.node_pools import max_nodes, max_nodes_in_zone
 
 DEFAULT_SCALE_UP_DELAY_SECONDS = 600.0
 """From an unschedulable gang to Ready GPU nodes publishing devices: instance launch, AL2023
@@ -38,6 +38,11 @@ def reachable_nodes_in_zone(env: EnvironmentConfig, pool: GpuPoolConfig, zone: s
     """Most nodes the pool can have in ``zone`` (at least the static ones)."""
     del env  # the scaling mode (which autoscaler is installed) decides this once pools declare it
     return max(max_nodes_in_zone(pool, zone), static_nodes_in_zone(pool, zone))
+
+
+def reachable_nodes(env: EnvironmentConfig, pool: GpuPoolConfig) -> int:
+    """Most nodes the pool can have over all its zones (at least the static ones)."""
+    return max(max_nodes(pool), sum(static_nodes_in_zone(pool, z) for z in pool.zones))
 
 
 def scale_up_delay_seconds(env: EnvironmentConfig, pool: GpuPoolConfig) -> float:

@@ -7,14 +7,15 @@ exist and can be reached, and how long a scale-up takes, from ``simulation.pool_
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from catalog.device_classes import DEVICE_CLASSES, DeviceShape
 from catalog.instances import INSTANCE_TYPES, InstanceType
 from config.model import CapacityProvider, EnvironmentConfig, GpuPoolConfig
 from policy.capacity import ALLOCATABLE_MEMORY_FRACTION, SYSTEM_RESERVED_VCPUS, devices_per_node
 from policy.device_classes import pool_serves
+from simulation import pool_scaling
 from simulation.engine.rules import Free
-from simulation.pool_scaling import reachable_nodes_in_zone, scale_up_delay_seconds, static_nodes_in_zone
 
 CLUSTER_AUTOSCALER_SCALE_DOWN_SECONDS = 600.0
 """Cluster Autoscaler's ``--scale-down-unneeded-time`` default (10 minutes): how long an empty
@@ -39,6 +40,15 @@ def idle_seconds(pool: GpuPoolConfig) -> float:
     if pool.provider is CapacityProvider.KARPENTER and pool.karpenter is not None:
         return pool.karpenter.consolidate_after_minutes * 60.0
     return CLUSTER_AUTOSCALER_SCALE_DOWN_SECONDS
+
+
+class ScalingModel(Protocol):
+    """Where node counts and delays come from: ``simulation.pool_scaling`` unless a test pins its own."""
+
+    def static_nodes_in_zone(self, pool: GpuPoolConfig, zone: str) -> int: ...
+    def reachable_nodes_in_zone(self, env: EnvironmentConfig, pool: GpuPoolConfig, zone: str) -> int: ...
+    def reachable_nodes(self, env: EnvironmentConfig, pool: GpuPoolConfig) -> int: ...
+    def scale_up_delay_seconds(self, env: EnvironmentConfig, pool: GpuPoolConfig) -> float: ...
 
 
 @dataclass
@@ -76,7 +86,8 @@ class ClusterModel:
     """Pool-zone indices whose nodes publish devices a DeviceClass selects, in pool then zone order."""
 
 
-def cluster_model(env: EnvironmentConfig) -> ClusterModel:
+def cluster_model(env: EnvironmentConfig, *, scaling: ScalingModel | None = None) -> ClusterModel:
+    model: ScalingModel = scaling or pool_scaling
     pool_zones: list[PoolZone] = []
     limits: dict[str, int] = {}
     for pool in env.gpu_pools:
@@ -85,8 +96,8 @@ def cluster_model(env: EnvironmentConfig) -> ClusterModel:
             continue  # device-plugin pools publish no DeviceClass devices
         instance = node_instance(pool)
         devices = max(devices_per_node(instance, DEVICE_CLASSES[s]) for s in serves)
-        reachable = {z: reachable_nodes_in_zone(env, pool, z) for z in pool.zones}
-        limits[pool.name] = sum(reachable.values()) if pool.zone_pinned else max(reachable.values())
+        reachable = {z: model.reachable_nodes_in_zone(env, pool, z) for z in pool.zones}
+        limits[pool.name] = model.reachable_nodes(env, pool)
         for zone in pool.zones:
             pool_zones.append(
                 PoolZone(
@@ -95,9 +106,9 @@ def cluster_model(env: EnvironmentConfig) -> ClusterModel:
                     zone=zone,
                     instance=instance,
                     devices=devices,
-                    static=static_nodes_in_zone(pool, zone),
+                    static=model.static_nodes_in_zone(pool, zone),
                     reachable=reachable[zone],
-                    delay_seconds=scale_up_delay_seconds(env, pool),
+                    delay_seconds=model.scale_up_delay_seconds(env, pool),
                     idle_seconds=idle_seconds(pool),
                     serves=serves,
                 )

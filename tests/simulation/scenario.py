@@ -7,8 +7,9 @@ from typing import Any
 from catalog.device_classes import DeviceShape
 from catalog.priority_tiers import Tier
 from config.load import parse_environment
-from config.model import EnvironmentConfig
+from config.model import EnvironmentConfig, GpuPoolConfig
 from policy.capacity import PodShape
+from simulation.engine.cluster import ClusterModel, cluster_model
 from simulation.engine.jobs import JobRequest
 
 NODE_POD = PodShape(8, 180, 1800)
@@ -70,3 +71,28 @@ def gang(
         arrival_seconds=at_minutes * 60,
         duration_seconds=None if minutes is None else minutes * 60,
     )
+
+
+SCALE_UP_SECONDS = 600.0
+
+
+class PinnedScaling:
+    """Node counts the scenarios are worked out with, whatever the environment's scaling model
+    becomes: ``min_size`` nodes exist per zone, ``max_size`` per zone can be reached, a scale-up
+    takes ten minutes."""
+
+    def static_nodes_in_zone(self, pool: GpuPoolConfig, zone: str) -> int:
+        return pool.min_size if zone in pool.zones else 0
+
+    def reachable_nodes_in_zone(self, env: EnvironmentConfig, pool: GpuPoolConfig, zone: str) -> int:
+        return pool.max_size if zone in pool.zones else 0
+
+    def reachable_nodes(self, env: EnvironmentConfig, pool: GpuPoolConfig) -> int:
+        return pool.max_size * (len(pool.zones) if pool.zone_pinned else 1)
+
+    def scale_up_delay_seconds(self, env: EnvironmentConfig, pool: GpuPoolConfig) -> float:
+        return SCALE_UP_SECONDS if pool.min_size < pool.max_size else 0.0
+
+
+def cluster(env: EnvironmentConfig) -> ClusterModel:
+    return cluster_model(env, scaling=PinnedScaling())

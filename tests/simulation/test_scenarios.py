@@ -5,11 +5,9 @@ from __future__ import annotations
 from catalog.device_classes import DeviceShape
 from catalog.priority_tiers import Tier
 from policy.capacity import PodShape
-from simulation.engine.cluster import cluster_model
 from simulation.engine.jobs import JobRequest
 from simulation.engine.simulate import JobOutcome, Mode, NeverStarted, SimulationResult, Window, simulate
-from simulation.pool_scaling import DEFAULT_SCALE_UP_DELAY_SECONDS
-from tests.simulation.scenario import environment, gang, h100_pool
+from tests.simulation.scenario import SCALE_UP_SECONDS, cluster, environment, gang, h100_pool
 
 STATIC = environment([h100_pool(min_size=2, max_size=2)])  # 2 nodes in each of two zones, always there
 HOURS = 6 * 3600
@@ -20,7 +18,7 @@ def run(jobs: list[JobRequest], *, env=STATIC, mode: Mode = Mode.GANG, windows=(
 
 
 def _result(jobs: list[JobRequest], *, env=STATIC, mode: Mode = Mode.GANG, windows=()) -> SimulationResult:
-    return simulate(cluster_model(env), jobs, mode=mode, horizon_seconds=HOURS, windows=windows)
+    return simulate(cluster(env), jobs, mode=mode, horizon_seconds=HOURS, windows=windows)
 
 
 def started_minutes(outcome: JobOutcome) -> float | None:
@@ -128,7 +126,7 @@ def test_device_classes_match_only_the_models_they_select() -> None:
 
 def test_scale_up_takes_the_pools_delay_and_nodes_are_reused_once_free() -> None:
     env = environment([h100_pool(min_size=0, max_size=2)])
-    delay = DEFAULT_SCALE_UP_DELAY_SECONDS / 60
+    delay = SCALE_UP_SECONDS / 60
     result = _result(
         [gang("a", 2, minutes=30), gang("b", 2, at_minutes=1, minutes=30), gang("c", 2, at_minutes=2)], env=env
     )
