@@ -17,10 +17,22 @@ NODE_POD = PodShape(8, 180, 1800)
 ZONES = ["us-west-2a", "us-west-2b"]
 
 
+def sizes(*, min_size: int, max_size: int) -> dict[str, Any]:
+    """Pool sizes, with ``scaling: autoscaled`` where the model has scaling modes and the sizes differ."""
+    found: dict[str, Any] = {"min_size": min_size, "max_size": max_size}
+    if "scaling" in GpuPoolConfig.model_fields and min_size < max_size:
+        found["scaling"] = "autoscaled"
+    return found
+
+
 def environment(pools: list[dict[str, Any]], *, topology: bool = True) -> EnvironmentConfig:
     gates = ["GenericWorkload", "TopologyAwareWorkloadScheduling"] if topology else ["GenericWorkload"]
+    extra: dict[str, Any] = {}
+    if "cluster_autoscaler" in EnvironmentConfig.model_fields:
+        extra["cluster_autoscaler"] = {"acknowledge_unverified_release": True}
     return parse_environment(
         {
+            **extra,
             "name": "scenario",
             "region": "us-west-2",
             "cluster": {"name": "scenario", "public_access_cidrs": ["203.0.113.0/24"]},
@@ -40,8 +52,7 @@ def h100_pool(*, min_size: int, max_size: int, zones: list[str] = ZONES, **extra
         "name": "h100",
         "instance_types": ["p5.48xlarge"],
         "zones": zones,
-        "min_size": min_size,
-        "max_size": max_size,
+        **sizes(min_size=min_size, max_size=max_size),
         **extra,
     }
 

@@ -8,9 +8,10 @@
 The check's verdict comes from the real renderer and ``policy.deadlocks.check_capacity``.
 Generated pools have one instance type each: the model gives a pool's nodes its largest size
 (``simulation.engine.cluster.node_instance``) while the check counts the best size per shape.
-A pool spanning zones without pinning has ``min_size`` 0: the check counts all of its
-``max_size`` in any one zone, while the model spreads its existing nodes over its zones (as the
-node group's Auto Scaling group does), so with existing nodes one zone holds fewer.
+Pools over several zones are zone-pinned: for an unpinned one the check counts all of ``max_size``
+in any one zone, while the model spreads its existing nodes over the zones (as the node group's
+Auto Scaling group does). Sizes are static (``min_size = max_size``) or autoscaled from at least one
+node, the shapes the scaling rules accept.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from simulation.mix.load import MIXES_DIR, load_mix
 from simulation.mix.sample import sample_jobs
 from simulation.whatif import windows
 from tests.conftest import EXAMPLE_ENVIRONMENTS
-from tests.simulation.scenario import ZONES, environment
+from tests.simulation.scenario import ZONES, environment, sizes
 
 INSTANCE_TYPES = ("p5.48xlarge", "p4d.24xlarge", "g6.12xlarge", "p5en.48xlarge")
 SHAPES = (DeviceShape.H100_80GB, DeviceShape.A100_40GB, DeviceShape.L4, DeviceShape.H200, DeviceShape.HOPPER_OR_NEWER)
@@ -52,16 +53,14 @@ def pools(draw: st.DrawFn) -> list[dict[str, Any]]:
     for index in range(draw(st.integers(1, 3))):
         max_size = draw(st.integers(1, 4))
         zones = draw(st.sampled_from([ZONES[:1], ZONES[1:], ZONES]))
-        pinned = draw(st.booleans())
-        spread = not pinned and len(zones) > 1
+        min_size = max_size if draw(st.booleans()) or max_size == 1 else draw(st.integers(1, max_size - 1))
         found.append(
             {
                 "name": f"pool{index}",
                 "instance_types": [draw(st.sampled_from(INSTANCE_TYPES))],
                 "zones": zones,
-                "zone_pinned": pinned,
-                "min_size": 0 if spread else draw(st.integers(0, max_size)),
-                "max_size": max_size,
+                "zone_pinned": len(zones) > 1 or draw(st.booleans()),
+                **sizes(min_size=min_size, max_size=max_size),
             }
         )
     return found

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from catalog.device_classes import DeviceShape
 from catalog.priority_tiers import Tier
+from config.model import EnvironmentConfig, GpuPoolConfig
 from policy.capacity import PodShape
 from simulation.engine.jobs import JobRequest
 from simulation.engine.simulate import JobOutcome, Mode, NeverStarted, SimulationResult, Window, simulate
@@ -13,11 +16,15 @@ STATIC = environment([h100_pool(min_size=2, max_size=2)])  # 2 nodes in each of 
 HOURS = 6 * 3600
 
 
-def run(jobs: list[JobRequest], *, env=STATIC, mode: Mode = Mode.GANG, windows=()) -> dict[str, JobOutcome]:
+def run(
+    jobs: list[JobRequest], *, env: EnvironmentConfig = STATIC, mode: Mode = Mode.GANG, windows: Sequence[Window] = ()
+) -> dict[str, JobOutcome]:
     return {j.request.name: j for j in _result(jobs, env=env, mode=mode, windows=windows).jobs}
 
 
-def _result(jobs: list[JobRequest], *, env=STATIC, mode: Mode = Mode.GANG, windows=()) -> SimulationResult:
+def _result(
+    jobs: list[JobRequest], *, env: EnvironmentConfig = STATIC, mode: Mode = Mode.GANG, windows: Sequence[Window] = ()
+) -> SimulationResult:
     return simulate(cluster(env), jobs, mode=mode, horizon_seconds=HOURS, windows=windows)
 
 
@@ -125,13 +132,13 @@ def test_device_classes_match_only_the_models_they_select() -> None:
 
 
 def test_scale_up_takes_the_pools_delay_and_nodes_are_reused_once_free() -> None:
-    env = environment([h100_pool(min_size=0, max_size=2)])
+    env = environment([h100_pool(min_size=1, max_size=3)])  # one node per zone exists, three reachable
     delay = SCALE_UP_SECONDS / 60
     result = _result(
-        [gang("a", 2, minutes=30), gang("b", 2, at_minutes=1, minutes=30), gang("c", 2, at_minutes=2)], env=env
+        [gang("a", 3, minutes=30), gang("b", 3, at_minutes=1, minutes=30), gang("c", 3, at_minutes=2)], env=env
     )
     jobs = {j.request.name: j for j in result.jobs}
-    assert started_minutes(jobs["a"]) == delay
+    assert started_minutes(jobs["a"]) == delay  # the zone's node and two new ones
     assert started_minutes(jobs["b"]) == 1 + delay  # the other zone
     assert started_minutes(jobs["c"]) == delay + 30  # no headroom left: a's nodes once a ends
     assert result.nodes_added == 4
@@ -161,6 +168,7 @@ def test_capacity_block_nodes_exist_only_inside_the_window() -> None:
         "name": "h200-block",
         "instance_types": ["p5en.48xlarge"],
         "zones": ["us-west-2a"],
+        "min_size": 1 if "scaling" in GpuPoolConfig.model_fields else 0,  # a static block pool, or one EKS starts empty
         "max_size": 1,
         "capacity": {"type": "capacity_block", "reservation_id": "cr-0123456789abcdef0"},
     }
