@@ -34,14 +34,18 @@ def static_nodes_in_zone(pool: GpuPoolConfig, zone: str) -> int:
     return share + (1 if pool.zones.index(zone) < rest else 0)
 
 
-def reachable_nodes_in_zone(env: EnvironmentConfig, pool: GpuPoolConfig, zone: str) -> int:
-    """Most nodes the pool can have in ``zone`` (at least the static ones)."""
-    del env  # the scaling mode (which autoscaler is installed) decides this once pools declare it
+def reachable_nodes_in_zone(
+    env: EnvironmentConfig, pool: GpuPoolConfig, zone: str, *, preempting_pods: bool = False
+) -> int:
+    """Most nodes the pool can have in ``zone`` (at least the static ones). ``preempting_pods``: for pods
+    whose PriorityClass preempts (the same today)."""
+    del env, preempting_pods  # the scaling mode (which autoscaler is installed) decides this once pools declare it
     return max(max_nodes_in_zone(pool, zone), static_nodes_in_zone(pool, zone))
 
 
-def reachable_nodes(env: EnvironmentConfig, pool: GpuPoolConfig) -> int:
+def reachable_nodes(env: EnvironmentConfig, pool: GpuPoolConfig, *, preempting_pods: bool = False) -> int:
     """Most nodes the pool can have over all its zones (at least the static ones)."""
+    del env, preempting_pods
     return max(max_nodes(pool), sum(static_nodes_in_zone(pool, z) for z in pool.zones))
 
 

@@ -46,8 +46,10 @@ class ScalingModel(Protocol):
     """Where node counts and delays come from: ``simulation.pool_scaling`` unless a test pins its own."""
 
     def static_nodes_in_zone(self, pool: GpuPoolConfig, zone: str) -> int: ...
-    def reachable_nodes_in_zone(self, env: EnvironmentConfig, pool: GpuPoolConfig, zone: str) -> int: ...
-    def reachable_nodes(self, env: EnvironmentConfig, pool: GpuPoolConfig) -> int: ...
+    def reachable_nodes_in_zone(
+        self, env: EnvironmentConfig, pool: GpuPoolConfig, zone: str, *, preempting_pods: bool = False
+    ) -> int: ...
+    def reachable_nodes(self, env: EnvironmentConfig, pool: GpuPoolConfig, *, preempting_pods: bool = False) -> int: ...
     def scale_up_delay_seconds(self, env: EnvironmentConfig, pool: GpuPoolConfig) -> float: ...
 
 
@@ -63,9 +65,14 @@ class PoolZone:
     """Devices per node (whole GPUs, or MIG slices of the pool's profile)."""
     static: int
     reachable: int
+    reachable_preempting: int
+    """Reachable for pods whose PriorityClass preempts (an autoscaler may not scale up for them)."""
     delay_seconds: float
     idle_seconds: float
     serves: frozenset[DeviceShape]
+
+    def reachable_for(self, *, preempting: bool) -> int:
+        return self.reachable_preempting if preempting else self.reachable
 
     @property
     def gpus_per_device(self) -> float:
@@ -82,14 +89,20 @@ class ClusterModel:
     pool_zones: list[PoolZone]
     pool_limits: dict[str, int]
     """Most nodes per pool over all its zones."""
+    pool_limits_preempting: dict[str, int]
+    """The same, for pods whose PriorityClass preempts."""
     serving: dict[DeviceShape, list[int]] = field(default_factory=dict)
     """Pool-zone indices whose nodes publish devices a DeviceClass selects, in pool then zone order."""
+
+    def limit_for(self, pool: str, *, preempting: bool) -> int:
+        return (self.pool_limits_preempting if preempting else self.pool_limits)[pool]
 
 
 def cluster_model(env: EnvironmentConfig, *, scaling: ScalingModel | None = None) -> ClusterModel:
     model: ScalingModel = scaling or pool_scaling
     pool_zones: list[PoolZone] = []
     limits: dict[str, int] = {}
+    limits_preempting: dict[str, int] = {}
     for pool in env.gpu_pools:
         serves = frozenset(shape for shape, spec in DEVICE_CLASSES.items() if pool_serves(pool, spec))
         if not serves:
@@ -97,7 +110,9 @@ def cluster_model(env: EnvironmentConfig, *, scaling: ScalingModel | None = None
         instance = node_instance(pool)
         devices = max(devices_per_node(instance, DEVICE_CLASSES[s]) for s in serves)
         reachable = {z: model.reachable_nodes_in_zone(env, pool, z) for z in pool.zones}
+        preempting = {z: model.reachable_nodes_in_zone(env, pool, z, preempting_pods=True) for z in pool.zones}
         limits[pool.name] = model.reachable_nodes(env, pool)
+        limits_preempting[pool.name] = model.reachable_nodes(env, pool, preempting_pods=True)
         for zone in pool.zones:
             pool_zones.append(
                 PoolZone(
@@ -108,6 +123,7 @@ def cluster_model(env: EnvironmentConfig, *, scaling: ScalingModel | None = None
                     devices=devices,
                     static=model.static_nodes_in_zone(pool, zone),
                     reachable=reachable[zone],
+                    reachable_preempting=preempting[zone],
                     delay_seconds=model.scale_up_delay_seconds(env, pool),
                     idle_seconds=idle_seconds(pool),
                     serves=serves,
@@ -121,4 +137,4 @@ def cluster_model(env: EnvironmentConfig, *, scaling: ScalingModel | None = None
         )
         for shape in DeviceShape
     }
-    return ClusterModel(tuple(env.network.zones), pool_zones, limits, serving)
+    return ClusterModel(tuple(env.network.zones), pool_zones, limits, limits_preempting, serving)

@@ -544,9 +544,10 @@ class Simulation:
                 pz = self.cluster.pool_zones[i]
                 if not self.active[i] or (zone and pz.zone != zone):
                     continue
+                preempting = unit.job.request.preempts
                 room = min(
-                    pz.reachable - len(self.live[i]),
-                    self.cluster.pool_limits[pz.pool.name] - remaining[pz.pool.name],
+                    pz.reachable_for(preempting=preempting) - len(self.live[i]),
+                    self.cluster.limit_for(pz.pool.name, preempting=preempting) - remaining[pz.pool.name],
                 )
                 if room > 0:
                     remaining[pz.pool.name] += room
@@ -638,7 +639,11 @@ def fits_when_empty(cluster: ClusterModel, request: JobRequest) -> bool:
             pz = cluster.pool_zones[i]
             if zone and pz.zone != zone:
                 continue
-            room = min(pz.reachable, cluster.pool_limits[pz.pool.name] - remaining[pz.pool.name])
+            preempting = request.preempts
+            room = min(
+                pz.reachable_for(preempting=preempting),
+                cluster.limit_for(pz.pool.name, preempting=preempting) - remaining[pz.pool.name],
+            )
             if room > 0:
                 remaining[pz.pool.name] += room
                 candidates.append((str(i), pz.empty, room))

@@ -95,10 +95,12 @@ class PinnedScaling:
     def static_nodes_in_zone(self, pool: GpuPoolConfig, zone: str) -> int:
         return pool.min_size if zone in pool.zones else 0
 
-    def reachable_nodes_in_zone(self, env: EnvironmentConfig, pool: GpuPoolConfig, zone: str) -> int:
+    def reachable_nodes_in_zone(
+        self, env: EnvironmentConfig, pool: GpuPoolConfig, zone: str, *, preempting_pods: bool = False
+    ) -> int:
         return pool.max_size if zone in pool.zones else 0
 
-    def reachable_nodes(self, env: EnvironmentConfig, pool: GpuPoolConfig) -> int:
+    def reachable_nodes(self, env: EnvironmentConfig, pool: GpuPoolConfig, *, preempting_pods: bool = False) -> int:
         return pool.max_size * (len(pool.zones) if pool.zone_pinned else 1)
 
     def scale_up_delay_seconds(self, env: EnvironmentConfig, pool: GpuPoolConfig) -> float:
