@@ -1,7 +1,8 @@
 """The environment's GPU nodes as the simulation sees them: per pool and zone, sizes and delays.
 
 Node shapes come from the same catalog and capacity code ``make check`` uses; how many nodes
-exist and can be reached, and how long a scale-up takes, from ``simulation.pool_scaling``.
+exist and can be reached for a gang, and how long a scale-up takes, from the pools' scaling modes
+(``policy.node_pools``, as ``make check`` counts them).
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from typing import Protocol
 from catalog.device_classes import DEVICE_CLASSES, DeviceShape
 from catalog.instances import INSTANCE_TYPES, InstanceType
 from config.model import CapacityProvider, EnvironmentConfig, GpuPoolConfig
+from policy import node_pools
 from policy.capacity import ALLOCATABLE_MEMORY_FRACTION, SYSTEM_RESERVED_VCPUS, devices_per_node
 from policy.device_classes import pool_serves
-from simulation import pool_scaling
 from simulation.engine.rules import Free
 
 CLUSTER_AUTOSCALER_SCALE_DOWN_SECONDS = 600.0
@@ -43,7 +44,7 @@ def idle_seconds(pool: GpuPoolConfig) -> float:
 
 
 class ScalingModel(Protocol):
-    """Where node counts and delays come from: ``simulation.pool_scaling`` unless a test pins its own."""
+    """Where node counts and delays come from: ``policy.node_pools`` unless a test pins its own."""
 
     def static_nodes_in_zone(self, pool: GpuPoolConfig, zone: str) -> int: ...
     def reachable_nodes_in_zone(
@@ -99,7 +100,7 @@ class ClusterModel:
 
 
 def cluster_model(env: EnvironmentConfig, *, scaling: ScalingModel | None = None) -> ClusterModel:
-    model: ScalingModel = scaling or pool_scaling
+    model: ScalingModel = scaling or node_pools
     pool_zones: list[PoolZone] = []
     limits: dict[str, int] = {}
     limits_preempting: dict[str, int] = {}

@@ -45,7 +45,7 @@ def report_markdown(report: dict[str, Any]) -> str:
     rows = []
     baseline = {r["priority_class"]: r for r in pod[TIME_TO_SCHEDULED]}
     for row in gang[TIME_TO_SCHEDULED]:
-        other = baseline.get(row["priority_class"], {})
+        base_row = baseline.get(row["priority_class"], {})
         rows.append(
             [
                 row["priority_class"],
@@ -54,8 +54,8 @@ def report_markdown(report: dict[str, Any]) -> str:
                 _minutes(row["p50"]),
                 _minutes(row["p95"]),
                 _minutes(row["max"]),
-                other.get("scheduled", "—"),
-                _minutes(other.get("p95")),
+                base_row.get("scheduled", "—"),
+                _minutes(base_row.get("p95")),
             ]
         )
     lines += _table(

@@ -59,6 +59,7 @@ def test_same_seed_same_report_bytes(tmp_path: Path) -> None:
 def test_report_embeds_its_plots(tmp_path: Path) -> None:
     written = write_report(report_for(1, hours=6), tmp_path)
     markdown = (tmp_path / REPORT_MD).read_text()
+    assert "{'" not in markdown  # every cell a value, never a row's dict
     for png in (p for p in written if p.suffix == ".png"):
         assert f"]({png.name})" in markdown
         assert png.read_bytes().startswith(b"\x89PNG")
