@@ -78,7 +78,8 @@ def render_cluster_objects(env: EnvironmentConfig, *, app: App | None = None) ->
     }
 
 
-def render_team_run(env: EnvironmentConfig, team_run: TeamRun, *, app: App | None = None) -> tuple[Objects, GangPlan]:
+def render_team_run(app: App | None, env: EnvironmentConfig, team_run: TeamRun) -> tuple[Objects, GangPlan]:
+    """One run's objects and plan; in its own App when ``app`` is None."""
     construct_type = GANG_CONSTRUCTS[team_run.run.template]
     holder: list[GangPlan] = []
 
@@ -113,7 +114,7 @@ def render_environment(
     if env.observability.enabled:  # deployed by the cluster stack with the exporter image asset
         rendered.files["observability.yaml"] = environment_objects(env, app=app)
     for team_run in load_team_runs(env) if team_runs is None else team_runs:
-        objects, plan = render_team_run(env, team_run, app=app)
+        objects, plan = render_team_run(app, env, team_run)
         rendered.files[f"teams/{team_run.team}/{team_run.name}.yaml"] = objects
         rendered.plans.append(plan)
     return rendered
