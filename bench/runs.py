@@ -17,8 +17,14 @@ cpu_per_replica: 4
 memory_gib_per_replica: 16
 tier: {tier}
 image: public.ecr.aws/example/bench:{index}
-command: [python, train.py, --seed={index}]
+{command}
 """
+COMMANDS = {
+    "pytorch": "command: [train.py, --seed={index}]",  # torchrun starts the interpreter itself
+    "mpi": "command: [python, train.py, --seed={index}]",
+    "spark": "command: [/opt/spark/bin/spark-submit, --class, jobs.Bench, local:///opt/jobs.jar, '{index}']",
+    "service": "command: [python, -m, bench.serve, --seed={index}]\nreadiness_command: [python, -m, bench.ready]",
+}
 
 
 def write_runs(root: Path, *, count: int) -> Path:
@@ -31,9 +37,9 @@ def write_runs(root: Path, *, count: int) -> Path:
         (root / team).mkdir(parents=True, exist_ok=True)
     for index in range(count):
         scarce = index % 10 == 0
-        text = RUN.format(
-            template=TEMPLATES[index % len(TEMPLATES)], tier="deadline" if scarce else "standard", index=index
-        )
+        template = TEMPLATES[index % len(TEMPLATES)]
+        command = COMMANDS[template].format(index=index)
+        text = RUN.format(template=template, tier="deadline" if scarce else "standard", index=index, command=command)
         team = SCARCE_TEAM if scarce else TEAM
         (root / team / f"run-{index:05d}.yaml").write_text(text, encoding="utf-8")
     return root
