@@ -14,6 +14,7 @@ from constructs import Construct
 from catalog import versions
 from config.model import CapacityProvider, EndpointAccess, EnvironmentConfig
 from policy.gates import required_api_versions
+from policy.workload_api import applied_objects
 from stacks.gpu_drivers import DevicePlugin, DraDriver
 from stacks.karpenter import Karpenter
 from stacks.network import ClusterNetwork
@@ -127,8 +128,9 @@ class GpuClusterStack(Stack):
             self,
             "PlatformObjects",
             cluster=self.cluster,
-            objects=platform_objects,
+            objects=applied_objects(env, platform_objects),
             drivers=[self.dra_driver] if env.dra_driver.enabled else [],
+            retain_user_data=env.ephemeral is None,
         )
         if any(pool.device_plugin for pool in env.gpu_pools):
             DevicePlugin(self, "DevicePlugin", cluster=self.cluster, env=env).node.add_dependency(
@@ -137,7 +139,12 @@ class GpuClusterStack(Stack):
 
         if env.observability.enabled:
             self.observability = GangObservabilityDeployment(
-                self, "Observability", cluster=self.cluster, env=env, platform_objects=self.platform_objects
+                self,
+                "Observability",
+                cluster=self.cluster,
+                env=env,
+                platform_objects=self.platform_objects,
+                system_nodes=self.system_nodes.nodegroup,
             )
 
         ServedApiCheck(

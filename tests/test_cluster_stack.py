@@ -185,7 +185,7 @@ def test_dra_driver_chart_is_pinned(synthesized: Synth) -> None:
 
 def test_device_plugin_only_where_a_pool_asks_for_it(synthesized: Synth) -> None:
     charts = {c["Chart"] for c in _resources(synthesized, "prod-example", "Custom::AWSCDK-EKS-HelmChart")}
-    assert charts == {"dra-driver-nvidia-gpu", "nvidia-device-plugin"}
+    assert charts == {"dra-driver-nvidia-gpu", "nvidia-device-plugin", "kube-prometheus-stack"}
     dev_charts = {c["Chart"] for c in _resources(synthesized, "dev", "Custom::AWSCDK-EKS-HelmChart")}
     assert "nvidia-device-plugin" not in dev_charts
 

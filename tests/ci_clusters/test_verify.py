@@ -176,6 +176,13 @@ class FakeKube:
         self.asked.append((path, query))
         return copy.deepcopy(self.documents.get(path))
 
+    def request(self, method: str, path: str, *, body: Any = None, query: Any = None) -> dict[str, Any]:
+        """A dry-run create on a cluster without the Workload API: the probe's API is not served."""
+        from kubernetes.client.exceptions import ApiException
+
+        self.asked.append((f"{method} {path}", dict(query or {})))
+        raise ApiException(status=404, reason="Not Found")
+
 
 def test_command_reads_the_cluster_and_reports(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import cli.verify
@@ -204,7 +211,13 @@ def test_command_reads_the_cluster_and_reports(monkeypatch: pytest.MonkeyPatch, 
         )
     report = json.loads(out.getvalue())
     assert code == 1
-    assert [c["subject"] for c in report["checks"] if c["status"] == "fail"] == ["scheduling.k8s.io/v1beta1"]
+    assert [c["subject"] for c in report["checks"] if c["status"] == "fail"] == [
+        "scheduling.k8s.io/v1beta1",
+        "DRAWorkloadResourceClaims (Workload.spec.podGroupTemplates[].resourceClaims)",
+        "GenericWorkload (Workload.spec)",
+        "TopologyAwareWorkloadScheduling (Workload.spec.podGroupTemplates[].schedulingConstraints.topology)",
+    ]
+    assert ("POST /apis/scheduling.k8s.io/v1beta1/namespaces/default/workloads", {"dryRun": "All"}) in kube.asked
     assert "l4.gpu-platform.io" in [c["subject"] for c in report["checks"]]
     assert ("/api/v1/nodes", {"labelSelector": "gpu-platform.io/device-management=dra"}) in kube.asked
     assert ("/apis/resource.k8s.io/v1/resourceslices", {"fieldSelector": "spec.driver=gpu.nvidia.com"}) in kube.asked
