@@ -53,10 +53,12 @@ def synth_cloudformation(
     from aws_cdk import App
 
     from app import build
+    from cli.cdk_messages import cdk_warnings
 
     app = App(outdir=str(outdir))
     build(app, env, cluster_objects)
-    app.synth()
+    for line in cdk_warnings(app.synth()):
+        print(line, file=sys.stderr)
 
 
 def _render_dist(env: EnvironmentConfig, staging_root: Path) -> None:

@@ -28,14 +28,18 @@ GANG_KINDS = frozenset(
 )
 """Kinds that exist only with a Workload-API gate (Workload, PodGroup, CompositePodGroup), from the registry."""
 
-_GATED_FIELDS: dict[str, tuple[str, ...]] = {}
-for _gate in FEATURE_GATES.values():
-    if _gate.stage is Stage.GA:
-        continue
-    for _ref in _gate.unlocks:
-        if _ref.kind not in GANG_KINDS and "[]" not in _ref.path:
-            _GATED_FIELDS.setdefault(_ref.kind, ())
-            _GATED_FIELDS[_ref.kind] += (f"object.{_ref.path}",)
+
+def _gated_fields() -> dict[str, tuple[str, ...]]:
+    """Kind -> CEL paths (``object.spec.scheduling``) of fields a Workload-API gate unlocks on a built-in kind."""
+    fields: dict[str, tuple[str, ...]] = {}
+    for gate in FEATURE_GATES.values():
+        for ref in gate.unlocks if gate.stage is not Stage.GA else ():
+            if ref.kind not in GANG_KINDS and "[]" not in ref.path:
+                fields[ref.kind] = (*fields.get(ref.kind, ()), f"object.{ref.path}")
+    return fields
+
+
+_GATED_FIELDS = _gated_fields()
 
 
 def _expressions(policy: AdmissionPolicy) -> Iterable[str]:

@@ -83,6 +83,7 @@ class GpuClusterStack(Stack):
             removal_policy=retain,
         )
         self._configure_control_plane(env)
+        network.acknowledge_untaggable_subnets(self.cluster, cluster_name=env.cluster.name)
         for index, principal in enumerate(env.cluster.admin_principal_arns):
             self.cluster.grant_access(
                 f"Admin{index}",

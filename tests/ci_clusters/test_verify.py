@@ -232,3 +232,25 @@ def test_command_without_a_kubeconfig_is_one_line_and_exit_2(
     monkeypatch.setenv("HOME", str(tmp_path))
     assert cli.verify.main(["--env", "ci"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_fails_existing_prometheus_without_the_operator_served(dev_data: dict[str, Any]) -> None:
+    from tests.conftest import env_from
+
+    dev_data["observability"] = {"prometheus": "existing"}
+    expect = expectations(env_from(dev_data))
+    assert expect.existing_api_groups == ("monitoring.coreos.com",)
+    (failed,) = [c for c in evaluate(expect, **observed()) if c.subject == "monitoring.coreos.com"]
+    assert (failed.status, failed.detail, failed.fix) == (
+        Status.FAIL,
+        "not served: observability.prometheus is existing, but no Prometheus Operator CRDs are installed",
+        "install the Prometheus Operator, or set observability.prometheus: install (or none) and deploy",
+    )
+    with_operator = copy.deepcopy(payload("apis-1.37-generic-workload"))
+    with_operator["groups"].append(
+        {"name": "monitoring.coreos.com", "versions": [{"groupVersion": "monitoring.coreos.com/v1", "version": "v1"}]}
+    )
+    (served,) = [
+        c for c in evaluate(expect, **observed(api_group_list=with_operator)) if c.subject == "monitoring.coreos.com"
+    ]
+    assert served.status is Status.OK

@@ -1,0 +1,49 @@
+"""``make synth`` shows the CDK's warnings as ``warning:`` lines; the ones the kit can act on are acted on."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from cli.cdk_messages import cdk_warnings
+
+Synth = Callable[[str], dict[str, Any]]
+
+
+def _assembly(synthesized: Synth, name: str) -> Any:
+    from aws_cdk import cx_api
+
+    return cx_api.CloudAssembly(str(synthesized(name)["__outdir__"]))
+
+
+def test_a_cdk_warning_becomes_one_warning_line() -> None:
+    from aws_cdk import Annotations, App, Stack
+
+    app = App()
+    stack = Stack(app, "Probe")
+    Annotations.of(stack).add_warning_v2("@aws-cdk/example:thing", "something the user\nshould know")
+    Annotations.of(stack).add_warning_v2("gpu-platform:own", "printed where it arises")
+    assert cdk_warnings(app.synth()) == [
+        "warning: /Probe: something the user should know [ack: @aws-cdk/example:thing]"
+    ]
+
+
+@pytest.mark.synth
+def test_imported_subnets_give_one_actionable_warning_instead_of_six(synthesized: Synth) -> None:
+    assembly = _assembly(synthesized, "prod-example")
+    assert cdk_warnings(assembly) == []  # route tables are never read; the tagging advice is ours
+    (stack,) = assembly.stacks
+    ours = [str(m.entry.data) for m in stack.messages if "gpu-platform:tag-imported-subnets" in str(m.entry.data)]
+    assert ours == [
+        "network.existing_vpc: tag the private subnets subnet-0a1b2c3d4e5f60711, subnet-0a1b2c3d4e5f60722, "
+        "subnet-0a1b2c3d4e5f60733 with kubernetes.io/role/internal-elb=1 for internal load balancers (the stack "
+        "cannot tag imported subnets; Karpenter selects them by id and needs no tag; cluster gpu-prod) "
+        "[ack: gpu-platform:tag-imported-subnets]"
+    ]
+
+
+@pytest.mark.synth
+def test_created_vpcs_synthesize_without_warnings(synthesized: Synth) -> None:
+    assert cdk_warnings(_assembly(synthesized, "dev")) == []
