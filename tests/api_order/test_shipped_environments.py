@@ -32,3 +32,20 @@ def test_every_api_exists_before_it_is_used(synthesized: Synth, env_name: str) -
     for name, template in templates.items():
         violations = api_before_use(template, built_in=built_in_kinds(), assumed_groups=assumed_api_groups(env))
         assert [str(v) for v in violations] == [], name
+
+
+@pytest.mark.synth
+@pytest.mark.parametrize("env_name", EXAMPLE_ENVIRONMENTS)
+def test_first_deploy_in_readme_names_every_chart_and_add_on(synthesized: Synth, env_name: str) -> None:
+    from config.load import REPO_ROOT
+
+    readme = (REPO_ROOT / "README.md").read_text()
+    section = readme.split("## First deploy", 1)[1].split("\n## ", 1)[0]
+    template = synthesized(env_name)[f"gpu-cluster-{env_name}"]
+    installed = {
+        r["Properties"]["Chart"] if r["Type"] == "Custom::AWSCDK-EKS-HelmChart" else r["Properties"]["AddonName"]
+        for r in template["Resources"].values()
+        if r["Type"] in ("Custom::AWSCDK-EKS-HelmChart", "AWS::EKS::Addon")
+    }
+    assert installed
+    assert [name for name in sorted(installed) if f"`{name}`" not in section and name not in section] == []
