@@ -3,7 +3,10 @@
 Every key is one the pinned chart declares (``tests/observability/test_prometheus_stack.py``
 checks them against the chart's ``values.yaml``). What the values do:
 
-- every component on the system nodes (``gpu-platform.io/role: system``); node exporter stays a
+- the operator (and its webhook patch job), Prometheus and Alertmanager pinned to the system nodes
+  (``gpu-platform.io/role: system``) by node selector; Grafana and kube-state-metrics are subcharts
+  whose keys the parent ``values.yaml`` does not declare, so they are left unpinned and land on the
+  system nodes because GPU nodes carry a taint they do not tolerate; node exporter stays a
   DaemonSet on every node, as the chart ships it;
 - Prometheus selects ServiceMonitors and PrometheusRules in every namespace by
   ``release: kube-prometheus-stack`` (``observability.manifests.PROMETHEUS_SELECTOR_LABELS``), which the
