@@ -2,14 +2,16 @@
 
 ``cdk synth`` prints the warnings constructs attach (untaggable imported subnets, missing
 route tables, ...); ``make synth`` synthesizes in-process, so it reads them from the cloud
-assembly. The kit's own warnings (``gpu-platform:*``) are printed where they arise, once.
+assembly. Karpenter's acknowledgement warnings are printed where they arise already, so they
+are left out here; every other warning, the kit's own (``gpu-platform:*``) included, is printed once.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-KIT_WARNING_MARKER = "[ack: gpu-platform:"
+PRINTED_WHERE_THEY_ARISE = "[ack: gpu-platform:karpenter-"
+"""``stacks.karpenter.warn_if_unsupported`` prints its warnings itself."""
 
 
 def cdk_warnings(assembly: Any) -> list[str]:
@@ -18,6 +20,6 @@ def cdk_warnings(assembly: Any) -> list[str]:
     for stack in assembly.stacks:
         for message in stack.messages:
             text = " ".join(str(message.entry.data).split())
-            if message.level.name == "WARNING" and KIT_WARNING_MARKER not in text:
+            if message.level.name == "WARNING" and PRINTED_WHERE_THEY_ARISE not in text:
                 lines.append(f"warning: {message.id}: {text}")
     return lines

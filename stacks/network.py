@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 from aws_cdk import Annotations, RemovalPolicy, Tags
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_logs as logs
@@ -91,7 +89,6 @@ class ClusterNetwork(Construct):
             "kubernetes.io/role/internal-elb=1 for internal load balancers (the stack cannot tag imported "
             f"subnets; Karpenter selects them by id and needs no tag; cluster {cluster_name})"
         )
-        print(f"warning: {warning}", file=sys.stderr)
         Annotations.of(cluster).add_warning_v2("gpu-platform:tag-imported-subnets", warning)
 
     def private_subnets_in(self, zones: tuple[str, ...]) -> ec2.SubnetSelection:

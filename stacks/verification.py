@@ -24,7 +24,6 @@ With ``platform.workload_api: optional`` no probe is applied (gang objects are l
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 
 from aws_cdk import Annotations, CfnOutput, Duration
@@ -80,7 +79,6 @@ class ServedApiCheck(Construct):
                 read.node.add_dependency(self.manifest)
         if not required:
             for index, warning in enumerate(gang_run_warnings(env, load_team_runs(env))):
-                print(f"warning: {warning}", file=sys.stderr)
                 Annotations.of(self).add_warning_v2(f"gpu-platform:workload-api-optional-gang-run-{index}", warning)
         CfnOutput(
             self,

@@ -24,21 +24,22 @@ def test_a_cdk_warning_becomes_one_warning_line() -> None:
     app = App()
     stack = Stack(app, "Probe")
     Annotations.of(stack).add_warning_v2("@aws-cdk/example:thing", "something the user\nshould know")
-    Annotations.of(stack).add_warning_v2("gpu-platform:own", "printed where it arises")
+    Annotations.of(stack).add_warning_v2("gpu-platform:own", "the kit's own")
+    Annotations.of(stack).add_warning_v2("gpu-platform:karpenter-unverified-release", "printed where it arises")
     assert cdk_warnings(app.synth()) == [
-        "warning: /Probe: something the user should know [ack: @aws-cdk/example:thing]"
+        "warning: /Probe: something the user should know [ack: @aws-cdk/example:thing]",
+        "warning: /Probe: the kit's own [ack: gpu-platform:own]",
     ]
 
 
 @pytest.mark.synth
 def test_imported_subnets_give_one_actionable_warning_instead_of_six(synthesized: Synth) -> None:
     assembly = _assembly(synthesized, "prod-example")
-    assert cdk_warnings(assembly) == []  # route tables are never read; the tagging advice is ours
-    (stack,) = assembly.stacks
-    ours = [str(m.entry.data) for m in stack.messages if "gpu-platform:tag-imported-subnets" in str(m.entry.data)]
-    assert ours == [
-        "network.existing_vpc: tag the private subnets subnet-0a1b2c3d4e5f60711, subnet-0a1b2c3d4e5f60722, "
-        "subnet-0a1b2c3d4e5f60733 with kubernetes.io/role/internal-elb=1 for internal load balancers (the stack "
+    # Route tables are never read (acknowledged); six per-subnet lines become one that says what to tag.
+    assert cdk_warnings(assembly) == [
+        "warning: /gpu-cluster-prod-example/Cluster: network.existing_vpc: tag the private subnets "
+        "subnet-0a1b2c3d4e5f60711, subnet-0a1b2c3d4e5f60722, subnet-0a1b2c3d4e5f60733 with "
+        "kubernetes.io/role/internal-elb=1 for internal load balancers (the stack "
         "cannot tag imported subnets; Karpenter selects them by id and needs no tag; cluster gpu-prod) "
         "[ack: gpu-platform:tag-imported-subnets]"
     ]

@@ -80,9 +80,12 @@ def test_optional_stack_applies_no_gang_object_and_says_so(
 
     synth_cloudformation(_optional(dev_data), tmp_path)
     err = capsys.readouterr().err
-    assert [line for line in err.splitlines() if line.startswith("warning: ")] == [
-        f"warning: {w}" for w in gang_run_warnings(_optional(dev_data), load_team_runs(_optional(dev_data)))
+    env = _optional(dev_data)
+    expected = [
+        f"warning: /gpu-cluster-dev/ServedApiCheck: {w} [ack: gpu-platform:workload-api-optional-gang-run-{i}]"
+        for i, w in enumerate(gang_run_warnings(env, load_team_runs(env)))
     ]
+    assert [line for line in err.splitlines() if line.startswith("warning: ")] == expected
     template = json.loads((tmp_path / "gpu-cluster-dev.template.json").read_text())
     text = json.dumps(template["Resources"])
     assert "gate-probe-" not in text and "gpu-platform-gang-gpu-pods" not in text

@@ -21,6 +21,8 @@ Synth = Callable[[str], dict[str, Any]]
 GPU_SETUPS = ("dra", "dra+device-plugin", "device-plugin-only")
 OBSERVABILITY = ("disabled", "none", "existing", "install", "install+managed-prometheus")
 KARPENTER = (False, True)
+AUTOSCALER_AND_EFA = (True, False)
+"""On: the dev pools as shipped (Cluster Autoscaler for the l4 pool, EFA on p5); off: static pools, no EFA."""
 
 _KARPENTER_POOL = {
     "name": "flex",
@@ -35,17 +37,22 @@ _DEVICE_PLUGIN_POOL = {
     "name": "inference",
     "instance_types": ["g6e.12xlarge"],
     "zones": ["us-west-2a"],
+    "min_size": 2,
     "max_size": 2,
     "dra": False,
     "device_plugin": True,
 }
 
 
-def _environment(base: dict[str, Any], gpu: str, observability: str, karpenter: bool) -> dict[str, Any]:
+def _environment(
+    base: dict[str, Any], gpu: str, observability: str, karpenter: bool, autoscaler_and_efa: bool
+) -> dict[str, Any]:
     data = copy.deepcopy(base)
-    data["name"] = f"combo-{GPU_SETUPS.index(gpu)}-{OBSERVABILITY.index(observability)}-{int(karpenter)}"
+    indexes = (GPU_SETUPS.index(gpu), OBSERVABILITY.index(observability), int(karpenter), int(autoscaler_and_efa))
+    data["name"] = "combo-" + "-".join(map(str, indexes))
     data["cluster"]["name"] = f"gpu-{data['name']}"
     pools: list[dict[str, Any]] = data["gpu_pools"]
+
     if gpu != "dra":
         pools.append(copy.deepcopy(_DEVICE_PLUGIN_POOL))
     if gpu == "device-plugin-only":
@@ -58,6 +65,10 @@ def _environment(base: dict[str, Any], gpu: str, observability: str, karpenter: 
             pool.update(dra=False, device_plugin=True)
         pools.append(pool)
         data["karpenter"] = {"acknowledge_unverified_release": True}
+    if not autoscaler_and_efa:
+        for pool in pools:
+            if pool.get("provider") != "karpenter":
+                pool.update(scaling="static", min_size=pool["max_size"], efa=False)
     mode, _, extra = observability.partition("+")
     data["observability"] = {"enabled": False} if mode == "disabled" else {"prometheus": mode}
     if extra:
@@ -65,8 +76,8 @@ def _environment(base: dict[str, Any], gpu: str, observability: str, karpenter: 
     return data
 
 
-def _combinations() -> Iterator[tuple[str, str, bool]]:
-    yield from itertools.product(GPU_SETUPS, OBSERVABILITY, KARPENTER)
+def _combinations() -> Iterator[tuple[str, str, bool, bool]]:
+    yield from itertools.product(GPU_SETUPS, OBSERVABILITY, KARPENTER, AUTOSCALER_AND_EFA)
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +114,7 @@ def dev_data_module() -> dict[str, Any]:
 
 @pytest.mark.synth
 def test_every_combination_of_optional_components_applies_apis_after_they_exist(generated: dict[str, Any]) -> None:
-    assert len(generated) == len(GPU_SETUPS) * len(OBSERVABILITY) * len(KARPENTER)
+    assert len(generated) == len(GPU_SETUPS) * len(OBSERVABILITY) * len(KARPENTER) * len(AUTOSCALER_AND_EFA)
     problems = {
         f"{name} {combination}": [str(v) for v in violations]
         for name, (combination, env, template) in generated.items()
@@ -122,14 +133,16 @@ def test_the_combinations_really_differ(generated: dict[str, Any]) -> None:
         )
         for combination, _, template in generated.values()
     }
-    assert charts[("dra", "install", True)] == [
+    assert charts[("dra", "install", True, True)] == [
+        "aws-efa-k8s-device-plugin",
+        "cluster-autoscaler",
         "dra-driver-nvidia-gpu",
         "karpenter",
         "karpenter-crd",
         "kube-prometheus-stack",
     ]
-    assert charts[("device-plugin-only", "existing", False)] == ["nvidia-device-plugin"]
-    assert charts[("dra+device-plugin", "disabled", False)] == ["dra-driver-nvidia-gpu", "nvidia-device-plugin"]
+    assert charts[("device-plugin-only", "existing", False, False)] == ["nvidia-device-plugin"]
+    assert charts[("dra+device-plugin", "disabled", False, False)] == ["dra-driver-nvidia-gpu", "nvidia-device-plugin"]
 
 
 def _id(template: dict[str, Any], prefix: str, kind: str = "Custom::AWSCDK-EKS-KubernetesResource") -> str:
