@@ -48,8 +48,12 @@ def load(args: argparse.Namespace) -> EnvironmentConfig:
 
 def synth_cloudformation(
     env: EnvironmentConfig, outdir: Path, cluster_objects: Mapping[str, Objects] | None = None
-) -> None:
-    """Synthesize ``env``'s stacks into ``outdir`` (``cluster_objects``: already rendered, unchecked)."""
+) -> list[str]:
+    """Synthesize ``env``'s stacks into ``outdir`` (``cluster_objects``: already rendered, unchecked).
+
+    Returns the CDK's warnings as ``warning:`` lines (``cli.cdk_messages``), for the caller to print
+    once everything succeeded: a failed synth stays one line.
+    """
     from aws_cdk import App
 
     from app import build
@@ -57,8 +61,7 @@ def synth_cloudformation(
 
     app = App(outdir=str(outdir))
     build(app, env, cluster_objects)
-    for line in cdk_warnings(app.synth()):
-        print(line, file=sys.stderr)
+    return cdk_warnings(app.synth())
 
 
 def _render_dist(env: EnvironmentConfig, staging_root: Path) -> None:
@@ -99,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
             with replace_dir_on_success(Path(args.cdk_out)) as staging:
                 from charts.render import render_cluster_objects
 
-                synth_cloudformation(env, staging, render_cluster_objects(env))
+                warnings = synth_cloudformation(env, staging, render_cluster_objects(env))
                 renderer.join()
                 if renderer.exitcode != 0:  # the renderer already printed its one-line error
                     raise _RenderFailed(renderer.exitcode or 1)
@@ -114,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
             if renderer.is_alive():
                 renderer.terminate()
         swap_in(Path(staging_root) / env.name, dist_root / env.name)
+    for line in warnings:
+        print(line, file=sys.stderr)
     print(f"synthesized {env.name}: {args.cdk_out} and {Path(args.dist) / env.name}")
     return 0
 
