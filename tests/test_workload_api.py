@@ -93,10 +93,31 @@ def test_optional_stack_applies_no_gang_object_and_says_so(dev_data: dict[str, A
 
 def test_composite_pod_group_path_can_be_dropped_and_the_same_runs_render_flat() -> None:
     """Rehearsal of disabling the alpha CompositePodGroup path in prod-example."""
+    import dataclasses
+
+    from charts.render import render_environment
+    from config import ConfigError
+    from policy.checks import Status
+    from policy.deadlocks import run_checks
+
     data = yaml.safe_load((REPO_ROOT / "environments" / "prod-example.yaml").read_text())
-    hierarchical = render_checked(env_from(data))
+    with_gate = env_from(data)
+    hierarchical = render_checked(with_gate)
     data["feature_gates"]["control_plane"].remove("CompositePodGroup")
-    flat = render_checked(env_from(data))  # every gate and deadlock check still passes
+    env = env_from(data)
+    # An elastic Spark gang needs its own coordinator group: refused in one line naming the run...
+    with pytest.raises(ConfigError) as caught:
+        render_checked(env)
+    assert caught.value.line().startswith("teams/data-eng/feature-backfill.yaml: min_replicas: in one flat gang")
+    # ...so the roll first makes it fixed-size (README), then every run renders flat and passes every check.
+    runs = [
+        dataclasses.replace(r, run=r.run.model_copy(update={"min_replicas": None, "elastic": False}))
+        if r.name == "feature-backfill"
+        else r
+        for r in load_team_runs(with_gate)
+    ]
+    flat = render_environment(env, team_runs=runs)
+    assert [f for f in run_checks(env, flat.all_objects()) if f.status is Status.FAIL] == []
 
     def kinds(rendered: Any, path: str) -> set[str]:
         return {o["kind"] for o in rendered.files[path]}
