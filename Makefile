@@ -7,7 +7,8 @@ PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt | cksum | cut -d' ' -f1)
-TEST_STAMP := $(VENV)/.installed-test-$(shell cat requirements.txt requirements-test.txt | cksum | cut -d' ' -f1)
+TEST_STAMP := $(VENV)/.installed-test-$(shell cat requirements.txt requirements-test.txt requirements-simulation.txt | cksum | cut -d' ' -f1)
+SIM_STAMP := $(VENV)/.installed-sim-$(shell cat requirements.txt requirements-simulation.txt | cksum | cut -d' ' -f1)
 LAUNCHER_STAMP := $(VENV)/.installed-launchers-$(shell cat requirements-launchers.txt | cksum | cut -d' ' -f1)
 NODE_STAMP := node_modules/.installed-$(shell cat package-lock.json | cksum | cut -d' ' -f1)
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
@@ -39,14 +40,19 @@ $(STAMP): requirements.txt
 	rm -f $(VENV)/.installed-* && touch $@
 
 # Test-only tools, on top of the synth set: `make synth` never installs them.
-$(TEST_STAMP): $(STAMP) requirements-test.txt
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-test.txt
+$(TEST_STAMP): $(STAMP) requirements-test.txt requirements-simulation.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-test.txt -r requirements-simulation.txt
 	rm -f $(VENV)/.installed-test-* && touch $@
 
 # The real launchers the gang templates are proven with (PyTorch CPU wheel): `make test` only.
 $(LAUNCHER_STAMP): $(TEST_STAMP) requirements-launchers.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-launchers.txt
 	rm -f $(VENV)/.installed-launchers-* && touch $@
+
+# Simulation and load-test tools (plots, progress bar), on top of the synth set: `make synth` never installs them.
+$(SIM_STAMP): $(STAMP) requirements-simulation.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-simulation.txt
+	rm -f $(VENV)/.installed-sim-* && touch $@
 
 $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
@@ -122,3 +128,17 @@ cfn-lint: $(TEST_STAMP)  ## cfn-lint every template in cdk.out/ (run after make 
 
 check: $(STAMP)  ## Gate consistency and static deadlock checks of ENV (JSON with JSON=1)
 	$(PY) -m cli.check $(SELECT) $(if $(JSON),--json)
+
+# What-if simulation and live load tests of a job mix (README "Simulation and load tests").
+.PHONY: simulate loadtest
+MIX ?= $(ENV)
+SEED ?= 1
+HOURS ?=
+SCALE ?=
+MINUTES ?=
+
+simulate: $(SIM_STAMP)  ## Simulate MIX (mixes/<MIX>.yaml) on ENV [SEED= HOURS=]; writes reports/<env>/<mix>/
+	$(PY) -m cli.simulate $(SELECT) --mix $(MIX) --seed $(SEED) $(if $(HOURS),--hours $(HOURS)) $(ARGS)
+
+loadtest: $(SIM_STAMP)  ## Submit MIX, scaled down, to a live cluster [SCALE= MINUTES=]; skips (exit 0) without a kubeconfig
+	$(PY) -m cli.loadtest $(SELECT) $(RUN_SELECT) --mix $(MIX) --seed $(SEED) $(if $(SCALE),--scale $(SCALE)) $(if $(MINUTES),--minutes $(MINUTES)) $(ARGS)
