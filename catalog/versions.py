@@ -59,3 +59,28 @@ EFA_DEVICE_PLUGIN_CHART = "aws-efa-k8s-device-plugin"
 EFA_DEVICE_PLUGIN_CHART_VERSION = "v0.5.30"
 EFA_DEVICE_PLUGIN_CHART_REPOSITORY = "https://aws.github.io/eks-charts"
 EFA_DEVICE_PLUGIN_NAMESPACE = "kube-system"
+
+KUBE_PROMETHEUS_STACK_CHART = "kube-prometheus-stack"
+KUBE_PROMETHEUS_STACK_CHART_VERSION = "88.5.3"
+"""Prometheus Operator 0.93.1, Prometheus, Alertmanager, Grafana 12.11.1 subchart, kube-state-metrics,
+node exporter (``observability.prometheus: install``)."""
+KUBE_PROMETHEUS_STACK_REPOSITORY = "https://prometheus-community.github.io/helm-charts"
+KUBE_PROMETHEUS_STACK_RELEASE = "kube-prometheus-stack"
+MONITORING_NAMESPACE = "monitoring"
+PROMETHEUS_OPERATOR_API_GROUP = "monitoring.coreos.com"
+
+CHART_API_GROUPS: dict[str, tuple[str, ...]] = {
+    DRA_DRIVER_CHART: ("resource.nvidia.com",),
+    NVIDIA_DEVICE_PLUGIN_CHART: (),
+    "karpenter-crd": ("karpenter.k8s.aws", "karpenter.sh"),
+    "karpenter": ("karpenter.k8s.aws", "karpenter.sh"),
+    KUBE_PROMETHEUS_STACK_CHART: (PROMETHEUS_OPERATOR_API_GROUP,),
+    CLUSTER_AUTOSCALER_CHART: (),  # the ProvisioningRequest CRD is installed apart from the chart
+    EFA_DEVICE_PLUGIN_CHART: (),
+}
+"""API groups whose CRDs each chart installs (from its ``crds/`` folder or templates), one row per chart.
+
+The API-before-use check (``policy.api_order``) reads this: an object of one of these groups may be
+applied only after a release of the chart, and a chart without a row fails the check. A release
+installed with ``skip_crds`` provides nothing (the Karpenter controller: its CRDs come from
+``karpenter-crd``)."""

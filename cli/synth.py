@@ -48,14 +48,19 @@ def load(args: argparse.Namespace) -> EnvironmentConfig:
 
 def synth_cloudformation(
     env: EnvironmentConfig, outdir: Path, cluster_objects: Mapping[str, Objects] | None = None
-) -> None:
-    """Synthesize ``env``'s stacks into ``outdir`` (``cluster_objects``: already rendered, unchecked)."""
+) -> list[str]:
+    """Synthesize ``env``'s stacks into ``outdir`` (``cluster_objects``: already rendered, unchecked).
+
+    Returns the CDK's warnings as ``warning:`` lines (``cli.cdk_messages``), for the caller to print
+    once everything succeeded: a failed synth stays one line.
+    """
     from app import build
+    from cli.cdk_messages import cdk_warnings
     from stacks.app_options import new_app
 
     app = new_app(outdir=str(outdir))
     build(app, env, cluster_objects)
-    app.synth()
+    return cdk_warnings(app.synth())
 
 
 def _render_dist(env: EnvironmentConfig, staging_root: Path) -> None:
@@ -96,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
             with replace_dir_on_success(Path(args.cdk_out)) as staging:
                 from charts.render import render_cluster_objects
 
-                synth_cloudformation(env, staging, render_cluster_objects(env))
+                warnings = synth_cloudformation(env, staging, render_cluster_objects(env))
                 renderer.join()
                 if renderer.exitcode != 0:  # the renderer already printed its one-line error
                     raise _RenderFailed(renderer.exitcode or 1)
@@ -111,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
             if renderer.is_alive():
                 renderer.terminate()
         swap_in(Path(staging_root) / env.name, dist_root / env.name)
+    for line in warnings:
+        print(line, file=sys.stderr)
     print(f"synthesized {env.name}: {args.cdk_out} and {Path(args.dist) / env.name}")
     return 0
 

@@ -4,9 +4,11 @@ Reads, through a kubeconfig: API discovery (``/apis``) for the versions the decl
 gates need (``scheduling.k8s.io/v1beta1``, ``v1alpha3`` with CompositePodGroup,
 ``resource.k8s.io/v1``); the DRA driver's DeviceClasses; ResourceSlices on every DRA GPU
 node; and the platform's DeviceClasses and PriorityClasses (``--device-classes``,
-``--priority-classes``, or every such object in the rendered ``--expect-from dist/<env>``).
-Decisions are ``policy/verify.py``. Exit 1 when a check fails, 2 when the cluster cannot
-be reached.
+``--priority-classes``, or every such object in the rendered ``--expect-from dist/<env>``);
+with ``observability.prometheus: existing``, the Prometheus Operator's group; and one row per
+relied-on gate: its probe object (``policy.gate_probes``) created with ``dryRun=All`` (nothing
+is stored, no Pod is created) and the gated field looked for in the response. Decisions
+are ``policy/verify.py``. Exit 1 when a check fails, 2 when the cluster cannot be reached.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from cli.environment_args import add_environment_args, load_selected
 from cli.kube import Json, KubeApi, add_cluster_args, connect, find_kubeconfig
 from cli.report import exit_code, first_line, render
 from config import ConfigError
-from policy.verify import DRA_DRIVER_NAME, evaluate, expectations, platform_object_names
+from policy.verify import DRA_DRIVER_NAME, Expectations, evaluate, expectations, platform_object_names
 
 READS: dict[str, tuple[str, dict[str, str]]] = {
     "api_group_list": ("/apis", {}),
@@ -43,6 +45,22 @@ def read(kube: KubeApi, name: str) -> Json | None:
 
 def fetch(kube: KubeApi) -> dict[str, Json | None]:
     return {name: read(kube, name) for name in READS}
+
+
+def dry_run_probes(kube: KubeApi, expect: Expectations) -> dict[str, Json | None]:
+    """Gate -> the API server's answer to creating its probe with ``dryRun=All`` (``None``: API not served)."""
+    from kubernetes.client.exceptions import ApiException
+
+    answers: dict[str, Json | None] = {}
+    for probe in expect.probes:
+        path = probe.kind.path(str(probe.manifest["metadata"]["namespace"]))
+        try:
+            answers[probe.gate] = kube.request("POST", path, body=probe.manifest, query={"dryRun": "All"})
+        except ApiException as error:
+            if error.status != 404:
+                raise
+            answers[probe.gate] = None
+    return answers
 
 
 def rendered_objects(directory: Path) -> list[dict[str, Any]]:
@@ -84,12 +102,14 @@ def main(argv: list[str] | None = None) -> int:
     if kubeconfig is None or not kubeconfig.is_file():
         print(f"error: verify: no kubeconfig at {kubeconfig or '$KUBECONFIG or ~/.kube/config'}", file=sys.stderr)
         return 2
+    expect = expectations(env, device_classes=device_classes, priority_classes=priority_classes)
     try:
-        observed = fetch(connect(kubeconfig, args.context))
+        kube = connect(kubeconfig, args.context)
+        observed = fetch(kube)
+        dry_runs = dry_run_probes(kube, expect)
     except Exception as error:  # connection, TLS, auth: one line, not a traceback
         print(f"error: verify could not read the cluster: {first_line(error)}", file=sys.stderr)
         return 2
-    expect = expectations(env, device_classes=device_classes, priority_classes=priority_classes)
     checks = evaluate(
         expect,
         api_group_list=observed["api_group_list"],
@@ -97,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         priority_classes=observed["priority_classes"],
         nodes=observed["nodes"],
         resource_slices=observed["resource_slices"],
+        dry_runs=dry_runs,
         require_gpu_nodes=args.require_gpu_nodes,
     )
     title = {"environment": env.name, "cluster": env.cluster.name, "command": "verify"}

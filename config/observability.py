@@ -7,6 +7,7 @@ ConfigMap render into ``dist/<env>/observability.yaml``; the cluster stack deplo
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated
 
 from pydantic import Field, field_validator
@@ -23,6 +24,14 @@ DEFAULT_TIER_OBJECTIVES_SECONDS: dict[Tier, int] = {
 """Longest acceptable wait for ``PodGroupInitiallyScheduled=True`` per tier."""
 
 
+class PrometheusMode(StrEnum):
+    """Where the gang metrics, alerts and dashboard go."""
+
+    INSTALL = "install"
+    EXISTING = "existing"
+    NONE = "none"
+
+
 class ObservabilityConfig(Model):
     """The gang exporter, its scrape configuration, alerts and dashboard."""
 
@@ -31,9 +40,15 @@ class ObservabilityConfig(Model):
     namespace: DnsLabel = "gpu-platform"
     """Namespace of the exporter, ServiceMonitors, PrometheusRule and dashboard ConfigMap; created when it is
     neither a platform nor a team namespace."""
-    prometheus_operator: bool = True
-    """The cluster has the Prometheus Operator CRDs: deploy the ServiceMonitors and the PrometheusRule. When
-    false they are still rendered into `observability.yaml`, but not deployed."""
+    prometheus: PrometheusMode = PrometheusMode.INSTALL
+    """`install`: kube-prometheus-stack (pinned in `catalog/versions.py`) on the system nodes, selecting our
+    ServiceMonitors, PrometheusRule and dashboard; `existing`: the cluster already runs the Prometheus Operator,
+    only our objects are applied (`make verify` checks its CRDs are served); `none`: the exporter only, the
+    Operator objects are rendered into `observability.yaml` but not applied."""
+    prometheus_storage_gib: Annotated[int, Field(ge=1, le=16384)] = 50
+    """Persistent volume of Prometheus (encrypted gp3, through the EBS CSI driver add-on) with `install`."""
+    prometheus_retention_days: Annotated[int, Field(ge=1, le=365)] = 15
+    """Days Prometheus keeps samples with `install` (remote-written samples outlive it in the workspace)."""
     scrape_scheduler: bool = True
     """Also scrape kube-scheduler's pod-group metrics from the EKS control-plane endpoint (a ServiceMonitor, and
     a ClusterRole `gang-exporter-scheduler-metrics-reader` to bind to the Prometheus service account)."""

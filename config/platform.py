@@ -19,6 +19,13 @@ class PolicyEnforcement(StrEnum):
     WARN_AUDIT = "warn_audit"
 
 
+class WorkloadApi(StrEnum):
+    """What the stack does when the API server does not serve ``scheduling.k8s.io`` (Workload, PodGroup)."""
+
+    REQUIRED = "required"
+    OPTIONAL = "optional"
+
+
 class TeamConfig(Model):
     """A team: its namespace and the priority tiers it may use."""
 
@@ -41,6 +48,10 @@ class PlatformConfig(Model):
     """Teams by name; runs under `teams/<name>/` render into the team's namespace."""
     policy_enforcement: PolicyEnforcement = PolicyEnforcement.DENY
     """Admission policy actions: `deny`, or `warn_audit` while rolling out."""
+    workload_api: WorkloadApi = WorkloadApi.REQUIRED
+    """`required`: the deployment fails at its probes when the API server does not serve the Workload API or
+    drops a gated field; `optional`: the cluster and every non-gang part deploy, gang objects (probes, gang
+    admission policies) are not applied, and `make verify` reports whether gangs can run."""
 
 
 class GangTemplate(StrEnum):

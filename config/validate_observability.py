@@ -7,6 +7,7 @@ from itertools import pairwise
 from catalog.priority_tiers import TIERS, Tier
 from config.errors import ConfigError
 from config.model import EnvironmentConfig
+from config.observability import PrometheusMode
 
 MIN_OBJECTIVE_SECONDS = 60
 """``GangPendingOverObjective`` holds for 1m before firing: a shorter objective would measure the hold."""
@@ -30,6 +31,14 @@ def check_observability(env: EnvironmentConfig) -> None:
             True,
             "a workspace without the gang exporter has no gang metrics to receive",
             "set observability.enabled: true, or drop managed_prometheus",
+        )
+    if config.managed_prometheus and config.prometheus is PrometheusMode.NONE:
+        raise ConfigError(
+            f"{where}.managed_prometheus",
+            True,
+            "with prometheus: none nothing remote-writes to the workspace",
+            "set observability.prometheus: install (or existing, and point its remote_write at the "
+            "ManagedPrometheusRemoteWriteUrl output), or drop managed_prometheus",
         )
     objectives = config.tier_objectives_seconds
     for tier in Tier:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from catalog.versions import KUBE_PROMETHEUS_STACK_RELEASE
+
 APP_NAME = "gang-exporter"
 METRICS_PORT = 8080
 METRICS_PORT_NAME = "metrics"
@@ -54,6 +56,16 @@ def labels(component: str = "exporter") -> dict[str, str]:
     }
 
 
+PROMETHEUS_SELECTOR_LABELS = {"release": KUBE_PROMETHEUS_STACK_RELEASE}
+"""On every ServiceMonitor and PrometheusRule: the installed Prometheus selects by it, the chart's own objects
+carry it too (``observability.prometheus_stack``), and an existing Operator set up by the chart's defaults does
+the same."""
+
+
+def operator_labels(component: str) -> dict[str, str]:
+    return {**labels(component), **PROMETHEUS_SELECTOR_LABELS}
+
+
 def selector() -> dict[str, str]:
     return {"app.kubernetes.io/name": APP_NAME}
 
@@ -72,7 +84,7 @@ def exporter_service_monitor(namespace: str) -> dict[str, Any]:
     monitor = {
         "apiVersion": "monitoring.coreos.com/v1",
         "kind": "ServiceMonitor",
-        "metadata": {"labels": labels(), "name": APP_NAME, "namespace": namespace},
+        "metadata": {"labels": operator_labels("exporter"), "name": APP_NAME, "namespace": namespace},
         "spec": {
             "endpoints": [
                 {
@@ -99,7 +111,7 @@ def scheduler_service_monitor(namespace: str) -> dict[str, Any]:
         "apiVersion": "monitoring.coreos.com/v1",
         "kind": "ServiceMonitor",
         "metadata": {
-            "labels": labels("scheduler-metrics"),
+            "labels": operator_labels("scheduler-metrics"),
             "name": f"{APP_NAME}-{SCHEDULER_JOB}",
             "namespace": namespace,
         },

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .manifests import APP_NAME, sort_keys
+from .manifests import APP_NAME, operator_labels, sort_keys
 
 RUNBOOK_DOC = "observability/RUNBOOKS.md"
 
@@ -166,11 +166,7 @@ def prometheus_rule(
         "apiVersion": "monitoring.coreos.com/v1",
         "kind": "PrometheusRule",
         "metadata": {
-            "labels": {
-                "app.kubernetes.io/component": "rules",
-                "app.kubernetes.io/name": APP_NAME,
-                "app.kubernetes.io/part-of": "gang-observability",
-            },
+            "labels": operator_labels("rules"),
             "name": "gang-observability",
             "namespace": namespace,
         },

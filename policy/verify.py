@@ -15,7 +15,10 @@ from catalog.feature_gates import FEATURE_GATES
 from catalog.instances import GPU_SPECS, INSTANCE_TYPES
 from catalog.labels import DEVICE_MANAGEMENT_DRA, DEVICE_MANAGEMENT_LABEL
 from config.model import EnvironmentConfig
+from config.platform import WorkloadApi
+from policy.api_order import assumed_api_groups
 from policy.checks import Check, Status
+from policy.gate_probes import GateProbe, field_value, gate_probes
 from policy.gates import required_api_versions
 
 Json = Mapping[str, Any]
@@ -24,8 +27,6 @@ DRA_DRIVER_NAME = "gpu.nvidia.com"
 """The NVIDIA DRA driver: its ResourceSlices' ``spec.driver`` and its main DeviceClass."""
 COMPUTE_DOMAIN_CLASS = "compute-domain-default-channel.nvidia.com"
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
-API_CHECK_NAMESPACE = "default"
-API_CHECK_ANNOTATION = "gpu-platform.io/api-check"
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,12 @@ class Expectations:
     device_classes: tuple[str, ...]
     priority_classes: tuple[str, ...]
     dra: bool
+    probes: tuple[GateProbe, ...] = ()
+    """One per relied-on control-plane gate (``policy.gate_probes``), sent with server-side dry-run."""
+    workload_api_optional: bool = False
+    """``platform.workload_api: optional``: a missing Workload API or gate is a warning, not a failure."""
+    existing_api_groups: tuple[str, ...] = ()
+    """Groups the environment says the cluster already serves (``observability.prometheus: existing``)."""
 
 
 def expectations(
@@ -53,6 +60,9 @@ def expectations(
         device_classes=tuple(sorted({*driver_classes, *device_classes})),
         priority_classes=tuple(sorted(set(priority_classes))),
         dra=env.dra_driver.enabled and any(p.dra for p in env.gpu_pools),
+        probes=tuple(gate_probes(env.feature_gates.control_plane)),
+        workload_api_optional=env.platform.workload_api is WorkloadApi.OPTIONAL,
+        existing_api_groups=tuple(sorted(assumed_api_groups(env))),
     )
 
 
@@ -79,6 +89,18 @@ def _gates_serving(api_version: str) -> list[str]:
     return sorted(n for n, g in FEATURE_GATES.items() if api_version in g.api_versions)
 
 
+_GANGS_OFF = "gang runs cannot start on this cluster (platform.workload_api: optional)"
+_AWS_GATES = (
+    "on EKS the control plane's gates are AWS's: use a cluster version that serves it, "
+    "drop the gates that need it from feature_gates.control_plane, or set platform.workload_api: optional"
+)
+
+
+def _missing(expect: Expectations, version: str) -> Status:
+    optional = expect.workload_api_optional and version.startswith("scheduling.k8s.io/")
+    return Status.WARN if optional else Status.FAIL
+
+
 def api_checks(expect: Expectations, api_group_list: Json | None) -> list[Check]:
     served = served_group_versions(api_group_list)
     checks = []
@@ -87,15 +109,48 @@ def api_checks(expect: Expectations, api_group_list: Json | None) -> list[Check]
             checks.append(Check("api", version, Status.OK, "served"))
             continue
         gates = ", ".join(_gates_serving(version)) or "its feature gate"
+        status = _missing(expect, version)
+        detail = f"not served by the API server (needs {gates} and --runtime-config={version}=true)"
         checks.append(
-            Check(
-                "api",
-                version,
-                Status.FAIL,
-                f"not served by the API server (needs {gates} and --runtime-config={version}=true)",
-                "on EKS the control plane's gates are AWS's: use a cluster version that serves it, "
-                "or drop the gates that need it from feature_gates.control_plane",
-            )
+            Check("api", version, status, detail + (f"; {_GANGS_OFF}" if status is Status.WARN else ""), _AWS_GATES)
+        )
+    return checks
+
+
+def existing_api_checks(expect: Expectations, api_group_list: Json | None) -> list[Check]:
+    """Each group the environment says is already installed is served (the Prometheus Operator's CRDs)."""
+    served_groups = {v.rpartition("/")[0] for v in served_group_versions(api_group_list)}
+    return [
+        Check("api", group, Status.OK, "served (installed outside this stack)")
+        if group in served_groups
+        else Check(
+            "api",
+            group,
+            Status.FAIL,
+            "not served: observability.prometheus is existing, but no Prometheus Operator CRDs are installed",
+            "install the Prometheus Operator, or set observability.prometheus: install (or none) and deploy",
+        )
+        for group in expect.existing_api_groups
+    ]
+
+
+def gate_checks(expect: Expectations, dry_runs: Mapping[str, Json | None]) -> list[Check]:
+    """One row per gate probe: the server-side dry-run response (``None``: API not served) keeps the field."""
+    checks = []
+    for probe in expect.probes:
+        response = dry_runs.get(probe.gate)
+        subject = f"{probe.gate} ({probe.field})"
+        if response is not None and field_value(response, probe.field.path) is not None:
+            checks.append(Check("gate", subject, Status.OK, "field kept (server-side dry-run)"))
+            continue
+        status = _missing(expect, probe.kind.api_version)
+        detail = (
+            f"{probe.kind.api_version} not served, so {probe.field} cannot be kept"
+            if response is None
+            else f"the API server dropped {probe.field}: {probe.gate} is off"
+        )
+        checks.append(
+            Check("gate", subject, status, detail + (f"; {_GANGS_OFF}" if status is Status.WARN else ""), _AWS_GATES)
         )
     return checks
 
@@ -227,42 +282,15 @@ def evaluate(
     priority_classes: Json | None,
     nodes: Json | None,
     resource_slices: Json | None,
+    dry_runs: Mapping[str, Json | None] | None = None,
     require_gpu_nodes: bool = False,
 ) -> list[Check]:
-    """All verdicts, in a stable order: APIs, DeviceClasses, PriorityClasses, ResourceSlices."""
-    checks = api_checks(expect, api_group_list)
+    """All verdicts, in a stable order: APIs, gates (given ``dry_runs``), DeviceClasses, PriorityClasses, slices."""
+    checks = api_checks(expect, api_group_list) + existing_api_checks(expect, api_group_list)
+    if dry_runs is not None:
+        checks += gate_checks(expect, dry_runs)
     checks += named_object_checks("DeviceClass", expect.device_classes, device_classes)
     checks += named_object_checks("PriorityClass", expect.priority_classes, priority_classes)
     if expect.dra:
         checks += resource_slice_checks(nodes, resource_slices, require_gpu_nodes=require_gpu_nodes)
     return checks
-
-
-def api_check_manifests(api_versions: Sequence[str]) -> list[dict[str, Any]]:
-    """Objects whose ``kubectl apply`` fails the deployment when their API version isn't served.
-
-    One basic-policy Workload per required ``scheduling.k8s.io`` version: it creates no
-    pods and no PodGroup, and kubectl's error names the missing version
-    (``no matches for kind "Workload" in version "scheduling.k8s.io/v1beta1"``).
-    ``resource.k8s.io/v1`` is GA; the DRA driver's DeviceClass read-back covers it.
-    """
-    manifests = []
-    for version in sorted(api_versions):
-        group, _, short = version.rpartition("/")
-        if group != "scheduling.k8s.io":
-            continue
-        manifests.append(
-            {
-                "apiVersion": version,
-                "kind": "Workload",
-                "metadata": {
-                    "name": f"api-check-scheduling-{short}",
-                    "namespace": API_CHECK_NAMESPACE,
-                    "annotations": {
-                        API_CHECK_ANNOTATION: f"deploy-time check that {version} is served; creates no pods",
-                    },
-                },
-                "spec": {"podGroupTemplates": [{"name": "check", "schedulingPolicy": {"basic": {}}}]},
-            }
-        )
-    return manifests

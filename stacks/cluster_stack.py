@@ -16,6 +16,7 @@ from config.model import CapacityProvider, EndpointAccess, EnvironmentConfig
 from policy.efa import efa_pools
 from policy.gates import required_api_versions
 from policy.node_pools import autoscaled_pools
+from policy.workload_api import applied_objects
 from stacks.cluster_autoscaler import ClusterAutoscaler
 from stacks.efa import EfaDevicePlugin, EfaSecurityGroup
 from stacks.gpu_drivers import DevicePlugin, DraDriver
@@ -86,6 +87,7 @@ class GpuClusterStack(Stack):
             removal_policy=retain,
         )
         self._configure_control_plane(env)
+        network.acknowledge_untaggable_subnets(self.cluster, cluster_name=env.cluster.name)
         for index, principal in enumerate(env.cluster.admin_principal_arns):
             self.cluster.grant_access(
                 f"Admin{index}",
@@ -145,8 +147,9 @@ class GpuClusterStack(Stack):
             self,
             "PlatformObjects",
             cluster=self.cluster,
-            objects=platform_objects,
+            objects=applied_objects(env, platform_objects),
             drivers=[self.dra_driver] if env.dra_driver.enabled else [],
+            retain_user_data=env.ephemeral is None,
         )
         if any(pool.device_plugin for pool in env.gpu_pools):
             DevicePlugin(self, "DevicePlugin", cluster=self.cluster, env=env).node.add_dependency(
@@ -155,7 +158,12 @@ class GpuClusterStack(Stack):
 
         if env.observability.enabled:
             self.observability = GangObservabilityDeployment(
-                self, "Observability", cluster=self.cluster, env=env, platform_objects=self.platform_objects
+                self,
+                "Observability",
+                cluster=self.cluster,
+                env=env,
+                platform_objects=self.platform_objects,
+                system_nodes=self.system_nodes.nodegroup,
             )
 
         ServedApiCheck(

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from aws_cdk import RemovalPolicy, Tags
+from aws_cdk import Annotations, RemovalPolicy, Tags
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_logs as logs
-from constructs import Construct
+from constructs import Construct, IConstruct
 
 from config.model import NetworkConfig
 
@@ -29,6 +29,9 @@ class ClusterNetwork(Construct):
         super().__init__(scope, construct_id)
         self.zones = network.zones
         existing = network.existing_vpc
+        self.existing_subnet_ids = (
+            tuple(existing.private_subnet_ids[z] for z in sorted(existing.private_subnet_ids)) if existing else None
+        )
         if existing is not None:
             zones = sorted(existing.private_subnet_ids)
             self.vpc: ec2.IVpc = ec2.Vpc.from_vpc_attributes(
@@ -37,6 +40,10 @@ class ClusterNetwork(Construct):
                 vpc_id=existing.vpc_id,
                 availability_zones=zones,
                 private_subnet_ids=[existing.private_subnet_ids[z] for z in zones],
+            )
+            # Nothing in the kit reads an imported subnet's route table (no endpoints, no routes).
+            Annotations.of(self.vpc).acknowledge_warning(
+                "@aws-cdk/aws-ec2:noSubnetRouteTableId", "the kit never reads imported route tables"
             )
             return
         vpc = ec2.Vpc(
@@ -65,6 +72,24 @@ class ClusterNetwork(Construct):
             Tags.of(subnet).add("kubernetes.io/role/internal-elb", "1")
             Tags.of(subnet).add(f"kubernetes.io/cluster/{cluster_name}", "shared")
         self.vpc = vpc
+
+    def acknowledge_untaggable_subnets(self, cluster: IConstruct, *, cluster_name: str) -> None:
+        """Imported subnets cannot be tagged by the stack: say once what the user tags, instead of per subnet.
+
+        Internal load balancers find their subnets by ``kubernetes.io/role/internal-elb=1``; Karpenter
+        needs no tag here (its EC2NodeClasses select imported subnets by id).
+        """
+        if self.existing_subnet_ids is None:
+            return
+        Annotations.of(cluster).acknowledge_warning(
+            "@aws-cdk/aws-eks:clusterMustManuallyTagSubnet", "replaced by gpu-platform:tag-imported-subnets"
+        )
+        warning = (
+            f"network.existing_vpc: tag the private subnets {', '.join(self.existing_subnet_ids)} with "
+            "kubernetes.io/role/internal-elb=1 for internal load balancers (the stack cannot tag imported "
+            f"subnets; Karpenter selects them by id and needs no tag; cluster {cluster_name})"
+        )
+        Annotations.of(cluster).add_warning_v2("gpu-platform:tag-imported-subnets", warning)
 
     def private_subnets_in(self, zones: tuple[str, ...]) -> ec2.SubnetSelection:
         return ec2.SubnetSelection(subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS, availability_zones=list(zones))

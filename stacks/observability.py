@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -11,13 +10,15 @@ from aws_cdk import CfnOutput, RemovalPolicy, Stack
 from aws_cdk import aws_aps as aps
 from aws_cdk import aws_ecr_assets as ecr_assets
 from aws_cdk import aws_eks_v2 as eks
-from constructs import Construct
+from constructs import Construct, IConstruct
 
 from catalog.instances import INSTANCE_TYPES
 from charts.observability import environment_objects, is_operator_object
 from config.model import EnvironmentConfig
-from stacks.jsii_types import as_icluster
-from stacks.platform_objects import PAYLOAD_BUDGET_BYTES, PlatformObjects, manifest_id
+from config.observability import PrometheusMode
+from observability.prometheus_stack import scheduler_metrics_binding
+from stacks.platform_objects import PlatformObjects, apply_manifest, manifest_id
+from stacks.prometheus_stack import PrometheusStack
 
 EXPORTER_DIR = Path(__file__).resolve().parent.parent / "exporter"
 """Docker build context of the gang exporter (``exporter/Dockerfile``)."""
@@ -28,12 +29,14 @@ IMAGE_EXCLUDES = ("**/__pycache__", "**/*.pyc", "README.md")
 class GangObservabilityDeployment(Construct):
     """Builds the exporter image asset and deploys ``charts.observability`` objects with its URI.
 
-    Two kubectl manifests: ``Exporter`` (the built-in kinds: Namespace when observability owns
-    it, RBAC, Deployment, Service, dashboard ConfigMap) after the platform Namespaces, and
-    ``Monitoring`` (ServiceMonitors, PrometheusRule) after it, only with
-    ``prometheus_operator``. With ``managed_prometheus``, an Amazon Managed Service for
-    Prometheus workspace (AWS-owned key; stack tags) and its id and remote-write URL as
-    stack outputs.
+    Manifests: ``Namespace`` (only when observability owns it; never pruned nor deleted) after
+    nothing, ``Exporter`` (RBAC, Deployment, Service, dashboard ConfigMap) after the platform
+    Namespaces, and ``Monitoring`` (ServiceMonitors, PrometheusRule) after the exporter and, with
+    ``prometheus: install``, after the kube-prometheus-stack release that installs their CRDs.
+    ``existing`` applies ``Monitoring`` on the Operator the cluster already runs; ``none`` applies
+    no Operator object. With ``managed_prometheus``, an Amazon Managed Service for Prometheus
+    workspace (AWS-owned key; stack tags), its id and remote-write URL as stack outputs, and the
+    installed Prometheus remote-writes to it.
     """
 
     def __init__(
@@ -44,6 +47,7 @@ class GangObservabilityDeployment(Construct):
         cluster: eks.Cluster,
         env: EnvironmentConfig,
         platform_objects: PlatformObjects,
+        system_nodes: IConstruct,
     ) -> None:
         super().__init__(scope, construct_id)
         config = env.observability
@@ -55,31 +59,51 @@ class GangObservabilityDeployment(Construct):
             platform=_image_platform(env),
         )
         objects = environment_objects(env, image=self.image.image_uri)
-        self.exporter = _manifest(self, "Exporter", cluster, [o for o in objects if not is_operator_object(o)])
+        namespace_objects = [o for o in objects if o["kind"] == "Namespace"]
+        exporter_objects = [o for o in objects if not is_operator_object(o) and o["kind"] != "Namespace"]
+        retain = env.ephemeral is None
+        self.exporter = _manifest(self, "Exporter", cluster, exporter_objects, retain=retain)
+        if namespace_objects:
+            namespace = _manifest(self, "Namespace", cluster, namespace_objects, retain=retain)
+            self.exporter.node.add_dependency(namespace)
         namespaces = platform_objects.node.try_find_child(manifest_id("namespaces.yaml"))
         if namespaces is not None:
             self.exporter.node.add_dependency(namespaces)
-        self.monitoring: eks.KubernetesManifest | None = None
-        if config.prometheus_operator:
-            self.monitoring = _manifest(self, "Monitoring", cluster, [o for o in objects if is_operator_object(o)])
-            self.monitoring.node.add_dependency(self.exporter)
         self.workspace: aps.CfnWorkspace | None = None
         if config.managed_prometheus:
-            self.workspace = aps.CfnWorkspace(self, "Workspace", alias=f"{env.cluster.name}-gang-metrics")
-            self.workspace.apply_removal_policy(RemovalPolicy.RETAIN if env.long_lived else RemovalPolicy.DESTROY)
-            stack = Stack.of(self)
-            CfnOutput(
-                stack,
-                "ManagedPrometheusWorkspaceId",
-                value=self.workspace.attr_workspace_id,
-                description="Amazon Managed Service for Prometheus workspace for the gang metrics",
+            self.workspace = self._workspace(env)
+        self.prometheus: PrometheusStack | None = None
+        if config.prometheus is PrometheusMode.INSTALL:
+            self.prometheus = PrometheusStack(
+                self, "Prometheus", cluster=cluster, env=env, system_nodes=system_nodes, workspace=self.workspace
             )
-            CfnOutput(
-                stack,
-                "ManagedPrometheusRemoteWriteUrl",
-                value=f"{self.workspace.attr_prometheus_endpoint}api/v1/remote_write",
-                description="Point Prometheus remote_write here (SigV4, region of the stack)",
-            )
+        self.monitoring: eks.KubernetesManifest | None = None
+        if config.prometheus is not PrometheusMode.NONE:
+            operator_objects = [o for o in objects if is_operator_object(o)]
+            if self.prometheus is not None and config.scrape_scheduler:
+                operator_objects.append(scheduler_metrics_binding())
+            self.monitoring = _manifest(self, "Monitoring", cluster, operator_objects, retain=retain)
+            self.monitoring.node.add_dependency(self.exporter)
+            if self.prometheus is not None:
+                self.monitoring.node.add_dependency(self.prometheus.chart)
+
+    def _workspace(self, env: EnvironmentConfig) -> aps.CfnWorkspace:
+        workspace = aps.CfnWorkspace(self, "Workspace", alias=f"{env.cluster.name}-gang-metrics")
+        workspace.apply_removal_policy(RemovalPolicy.RETAIN if env.long_lived else RemovalPolicy.DESTROY)
+        stack = Stack.of(self)
+        CfnOutput(
+            stack,
+            "ManagedPrometheusWorkspaceId",
+            value=workspace.attr_workspace_id,
+            description="Amazon Managed Service for Prometheus workspace for the gang metrics",
+        )
+        CfnOutput(
+            stack,
+            "ManagedPrometheusRemoteWriteUrl",
+            value=f"{workspace.attr_prometheus_endpoint}api/v1/remote_write",
+            description="Prometheus remote_write endpoint (SigV4, region of the stack)",
+        )
+        return workspace
 
 
 def _image_platform(env: EnvironmentConfig) -> ecr_assets.Platform:
@@ -89,14 +113,13 @@ def _image_platform(env: EnvironmentConfig) -> ecr_assets.Platform:
 
 
 def _manifest(
-    scope: Construct, construct_id: str, cluster: eks.Cluster, objects: Sequence[Mapping[str, Any]]
+    scope: Construct, construct_id: str, cluster: eks.Cluster, objects: Sequence[Mapping[str, Any]], *, retain: bool
 ) -> eks.KubernetesManifest:
-    size = len(json.dumps(list(objects)))
-    if size > PAYLOAD_BUDGET_BYTES:
-        raise ValueError(
-            f"observability {construct_id}: manifest payload {size} bytes exceeds the {PAYLOAD_BUDGET_BYTES} "
-            "byte budget; split it"
-        )
-    return eks.KubernetesManifest(
-        scope, construct_id, cluster=as_icluster(cluster), manifest=list(objects), overwrite=True
+    return apply_manifest(
+        scope,
+        construct_id,
+        cluster=cluster,
+        objects=objects,
+        what=f"observability {construct_id}",
+        retain_user_data=retain,
     )

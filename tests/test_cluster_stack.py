@@ -193,6 +193,7 @@ def test_device_plugin_only_where_a_pool_asks_for_it(synthesized: Synth) -> None
         "nvidia-device-plugin",
         "cluster-autoscaler",
         "aws-efa-k8s-device-plugin",
+        "kube-prometheus-stack",
     }
     dev_charts = {c["Chart"] for c in _resources(synthesized, "dev", "Custom::AWSCDK-EKS-HelmChart")}
     assert "nvidia-device-plugin" not in dev_charts

@@ -7,12 +7,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import kubernetes_validate
 import pytest
 
 from config import load_environment
 from config.runs import for_run
-from policy.verify import api_check_manifests
 
 pytestmark = pytest.mark.synth
 Synth = Callable[[str], dict[str, Any]]
@@ -144,27 +142,17 @@ def test_deploy_fails_when_a_declared_api_is_not_served(synthesized: Synth) -> N
     manifests = [
         json.loads(r["Properties"]["Manifest"])
         for r in _resources(template, "Custom::AWSCDK-EKS-KubernetesResource")
-        if "api-check-scheduling" in r["Properties"]["Manifest"]
+        if "gate-probe-" in r["Properties"]["Manifest"]
     ]
-    (checks,) = manifests
-    assert [(m["apiVersion"], m["kind"], m["metadata"]["name"]) for m in checks] == [
-        ("scheduling.k8s.io/v1alpha3", "Workload", "api-check-scheduling-v1alpha3"),
-        ("scheduling.k8s.io/v1beta1", "Workload", "api-check-scheduling-v1beta1"),
-    ]
-    (value,) = [r["Properties"] for r in _resources(template, "Custom::AWSCDK-EKS-KubernetesObjectValue")]
-    assert value["ObjectType"] == "deviceclasses.v1.resource.k8s.io"
-    assert value["ObjectName"] == "gpu.nvidia.com"
-
-
-@pytest.mark.parametrize("version", ["scheduling.k8s.io/v1beta1", "scheduling.k8s.io/v1alpha3"])
-def test_api_check_objects_match_the_1_37_schema(version: str) -> None:
-    (manifest,) = api_check_manifests([version, "resource.k8s.io/v1"])
-    kubernetes_validate.validate(manifest, "1.37.0", strict=True)
-    assert "podGroupTemplates" in manifest["spec"] and "priority" not in json.dumps(manifest["spec"])
-
-
-def test_api_checks_skip_apis_without_a_probe() -> None:
-    assert api_check_manifests(["resource.k8s.io/v1"]) == []
+    (probes,) = manifests
+    served = {(m["apiVersion"], m["kind"]) for m in probes}
+    assert {("scheduling.k8s.io/v1alpha3", "CompositePodGroup"), ("scheduling.k8s.io/v1beta1", "Workload")} <= served
+    values = [r["Properties"] for r in _resources(template, "Custom::AWSCDK-EKS-KubernetesObjectValue")]
+    assert {(v["ObjectType"], v["ObjectName"]) for v in values} >= {
+        ("deviceclasses.v1.resource.k8s.io", "gpu.nvidia.com"),
+        ("workloads.v1beta1.scheduling.k8s.io", "gate-probe-genericworkload"),
+        ("compositepodgroups.v1alpha3.scheduling.k8s.io", "gate-probe-compositepodgroup"),
+    }
 
 
 def test_readme_documents_the_ci_workflow() -> None:

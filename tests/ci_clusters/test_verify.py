@@ -176,6 +176,13 @@ class FakeKube:
         self.asked.append((path, query))
         return copy.deepcopy(self.documents.get(path))
 
+    def request(self, method: str, path: str, *, body: Any = None, query: Any = None) -> dict[str, Any]:
+        """A dry-run create on a cluster without the Workload API: the probe's API is not served."""
+        from kubernetes.client.exceptions import ApiException
+
+        self.asked.append((f"{method} {path}", dict(query or {})))
+        raise ApiException(status=404, reason="Not Found")
+
 
 def test_command_reads_the_cluster_and_reports(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import cli.verify
@@ -204,7 +211,13 @@ def test_command_reads_the_cluster_and_reports(monkeypatch: pytest.MonkeyPatch, 
         )
     report = json.loads(out.getvalue())
     assert code == 1
-    assert [c["subject"] for c in report["checks"] if c["status"] == "fail"] == ["scheduling.k8s.io/v1beta1"]
+    assert [c["subject"] for c in report["checks"] if c["status"] == "fail"] == [
+        "scheduling.k8s.io/v1beta1",
+        "DRAWorkloadResourceClaims (Workload.spec.podGroupTemplates[].resourceClaims)",
+        "GenericWorkload (Workload.spec)",
+        "TopologyAwareWorkloadScheduling (Workload.spec.podGroupTemplates[].schedulingConstraints.topology)",
+    ]
+    assert ("POST /apis/scheduling.k8s.io/v1beta1/namespaces/default/workloads", {"dryRun": "All"}) in kube.asked
     assert "l4.gpu-platform.io" in [c["subject"] for c in report["checks"]]
     assert ("/api/v1/nodes", {"labelSelector": "gpu-platform.io/device-management=dra"}) in kube.asked
     assert ("/apis/resource.k8s.io/v1/resourceslices", {"fieldSelector": "spec.driver=gpu.nvidia.com"}) in kube.asked
@@ -219,3 +232,25 @@ def test_command_without_a_kubeconfig_is_one_line_and_exit_2(
     monkeypatch.setenv("HOME", str(tmp_path))
     assert cli.verify.main(["--env", "ci"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_fails_existing_prometheus_without_the_operator_served(dev_data: dict[str, Any]) -> None:
+    from tests.conftest import env_from
+
+    dev_data["observability"] = {"prometheus": "existing"}
+    expect = expectations(env_from(dev_data))
+    assert expect.existing_api_groups == ("monitoring.coreos.com",)
+    (failed,) = [c for c in evaluate(expect, **observed()) if c.subject == "monitoring.coreos.com"]
+    assert (failed.status, failed.detail, failed.fix) == (
+        Status.FAIL,
+        "not served: observability.prometheus is existing, but no Prometheus Operator CRDs are installed",
+        "install the Prometheus Operator, or set observability.prometheus: install (or none) and deploy",
+    )
+    with_operator = copy.deepcopy(payload("apis-1.37-generic-workload"))
+    with_operator["groups"].append(
+        {"name": "monitoring.coreos.com", "versions": [{"groupVersion": "monitoring.coreos.com/v1", "version": "v1"}]}
+    )
+    (served,) = [
+        c for c in evaluate(expect, **observed(api_group_list=with_operator)) if c.subject == "monitoring.coreos.com"
+    ]
+    assert served.status is Status.OK

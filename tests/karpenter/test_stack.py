@@ -82,8 +82,8 @@ def test_controller_role_is_bound_with_pod_identity(template: dict[str, Any]) ->
     assert sorted(p["Ref"] for p in role["ManagedPolicyArns"]) == sorted(policies)
     sids = {s["Sid"] for p in policies.values() for s in _statements(p["Properties"]["PolicyDocument"])}
     assert "AllowScopedDeletion" in sids and "AllowInterruptionQueueActions" in sids
-    (addon,) = _of_type(template, "AWS::EKS::Addon").values()
-    assert addon["Properties"]["AddonName"] == "eks-pod-identity-agent"
+    addons = sorted(a["Properties"]["AddonName"] for a in _of_type(template, "AWS::EKS::Addon").values())
+    assert addons == ["aws-ebs-csi-driver", "eks-pod-identity-agent"]  # one agent, shared with the EBS CSI driver
 
 
 def test_interruption_queue_and_its_tls_only_policy(template: dict[str, Any]) -> None:

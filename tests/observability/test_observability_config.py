@@ -8,7 +8,7 @@ import pytest
 
 from catalog.priority_tiers import Tier
 from config import ConfigError, load_environment
-from config.observability import DEFAULT_TIER_OBJECTIVES_SECONDS
+from config.observability import DEFAULT_TIER_OBJECTIVES_SECONDS, PrometheusMode
 from tests.conftest import env_from
 
 
@@ -25,7 +25,9 @@ def _fails(data: dict[str, Any], **observability: Any) -> str:
 
 def test_defaults() -> None:
     config = load_environment(name="dev").observability
-    assert config.enabled and config.prometheus_operator and config.scrape_scheduler
+    assert config.enabled and config.scrape_scheduler
+    assert config.prometheus is PrometheusMode.INSTALL
+    assert (config.prometheus_storage_gib, config.prometheus_retention_days) == (50, 15)
     assert not config.managed_prometheus
     assert config.namespace == "gpu-platform"
     assert config.tier_objectives_seconds == {
@@ -44,7 +46,7 @@ def test_tiers_left_out_keep_their_default(dev_data: dict[str, Any]) -> None:
 
 
 def test_shipped_environments() -> None:
-    assert load_environment(name="ci").observability.prometheus_operator is False
+    assert load_environment(name="ci").observability.prometheus is PrometheusMode.NONE
     prod = load_environment(name="prod-example").observability
     assert prod.managed_prometheus is True
     assert prod.tier_objectives_seconds[Tier.DEADLINE] == 600
@@ -116,6 +118,28 @@ def test_fails_zero_repeated_preemptions(dev_data: dict[str, Any]) -> None:
 def test_fails_unknown_key(dev_data: dict[str, Any]) -> None:
     assert _fails(dev_data, scrape_interval="30s") == (
         "observability.scrape_interval: unknown key (got '30s'); fix: remove it or use one of: enabled, "
-        "managed_prometheus, namespace, pending_groups_threshold, prometheus_operator, repeated_preemptions, "
-        "scrape_scheduler, tier_objectives_seconds"
+        "managed_prometheus, namespace, pending_groups_threshold, prometheus, prometheus_retention_days, "
+        "prometheus_storage_gib, repeated_preemptions, scrape_scheduler, tier_objectives_seconds"
+    )
+
+
+def test_fails_unknown_prometheus_mode(dev_data: dict[str, Any]) -> None:
+    assert _fails(dev_data, prometheus="operator") == (
+        "observability.prometheus: not an allowed value (got 'operator'); fix: use one of 'install', 'existing' "
+        "or 'none'"
+    )
+
+
+def test_fails_managed_prometheus_without_a_prometheus(dev_data: dict[str, Any]) -> None:
+    assert _fails(dev_data, prometheus="none", managed_prometheus=True) == (
+        "observability.managed_prometheus: with prometheus: none nothing remote-writes to the workspace "
+        "(got True); fix: set observability.prometheus: install (or existing, and point its remote_write at the "
+        "ManagedPrometheusRemoteWriteUrl output), or drop managed_prometheus"
+    )
+
+
+def test_fails_zero_prometheus_storage(dev_data: dict[str, Any]) -> None:
+    assert _fails(dev_data, prometheus_storage_gib=0) == (
+        "observability.prometheus_storage_gib: Input should be greater than or equal to 1 (got 0); "
+        "fix: correct the value (see README settings)"
     )

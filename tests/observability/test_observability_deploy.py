@@ -160,6 +160,7 @@ def test_dev_stack_deploys_the_exporter_from_its_image_asset(synthesized: Synth)
     (deployment,) = [o for o in exporter if o["kind"] == "Deployment"]
     assert deployment["spec"]["template"]["spec"]["containers"][0]["image"] == "<image>"
     assert sorted(o["kind"] for o in _by_prefix(manifests, "ObservabilityMonitoring")) == [
+        "ClusterRoleBinding",
         "PrometheusRule",
         "ServiceMonitor",
         "ServiceMonitor",
