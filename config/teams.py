@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import ValidationError
-
-from config.errors import ConfigError
-from config.load import REPO_ROOT, _display, _from_pydantic, _read_yaml
+from config.errors import ConfigError, describe_kind
+from config.files import read_yaml_file
+from config.load import REPO_ROOT, _display, validate_strictly
 from config.model import EnvironmentConfig
 from config.platform import GangTemplate, RunConfig
 
@@ -30,20 +29,34 @@ def load_team_runs(env: EnvironmentConfig, *, teams_dir: Path = TEAMS_DIR) -> li
         for file in sorted((teams_dir / team).glob("*.yaml")):
             source = _display(file)
             try:
-                runs.append(TeamRun(team, file.stem, source, parse_run(env, team, file.stem, _read_yaml(file))))
+                _check_inside(file, teams_dir)
+                data = read_yaml_file(file, fix="keep run files as regular files under teams/<team>/")
+                runs.append(TeamRun(team, file.stem, source, parse_run(env, team, file.stem, data)))
             except ConfigError as error:
                 raise error.with_source(source) from None
     return runs
 
 
+def _check_inside(file: Path, teams_dir: Path) -> None:
+    """Refuse a run file that is a symlink or resolves outside ``teams_dir`` (before it is read).
+
+    A run file is repository content reviewed with the rest; a link could point a render at
+    any file of the machine and echo its values in an error line.
+    """
+    fix = "replace the link with the run file itself, under teams/<team>/"
+    for path in (file, file.parent):
+        if path.is_symlink():
+            raise ConfigError("<file>", path.name, "run files and team directories may not be symlinks", fix)
+    root = teams_dir.resolve()
+    if not file.resolve().is_relative_to(root):
+        raise ConfigError("<file>", file.name, f"resolves outside {_display(teams_dir)}/", fix)
+
+
 def parse_run(env: EnvironmentConfig, team: str, name: str, data: object) -> RunConfig:
     if not isinstance(data, dict):
-        raise ConfigError("<top>", type(data).__name__, "a run file is a mapping", "start with 'template: pytorch'")
+        raise ConfigError("<top>", describe_kind(data), "a run file is a mapping", "start with 'template: pytorch'")
     _check_name(name)
-    try:
-        run = RunConfig.model_validate(data)
-    except ValidationError as error:
-        raise _from_pydantic(error, RunConfig) from None
+    run = validate_strictly(RunConfig, data)
     check_run(env, team, run)
     return run
 

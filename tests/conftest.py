@@ -87,9 +87,10 @@ def synthesized(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], dic
 @pytest.fixture
 def dev_data() -> dict[str, Any]:
     """The dev environment as plain data, for tests that mutate one field."""
-    import yaml
+    from config.files import read_yaml_file
 
-    return yaml.safe_load((REPO_ROOT / "environments" / "dev.yaml").read_text())
+    data: dict[str, Any] = read_yaml_file(REPO_ROOT / "environments" / "dev.yaml")
+    return data
 
 
 def env_from(data: dict[str, Any]) -> _Env:
