@@ -105,12 +105,12 @@ def render_environment(env: EnvironmentConfig, *, team_runs: list[TeamRun] | Non
     return rendered
 
 
-def render_checked(env: EnvironmentConfig) -> RenderedEnvironment:
+def render_checked(env: EnvironmentConfig, *, team_runs: list[TeamRun] | None = None) -> RenderedEnvironment:
     """Render, then refuse output that breaks a gate or deadlock check (one line; ``make check`` has them all)."""
     from policy.checks import Status
     from policy.deadlocks import run_checks
 
-    rendered = render_environment(env)
+    rendered = render_environment(env, team_runs=team_runs)
     for finding in run_checks(env, rendered.all_objects()):
         if finding.status is Status.FAIL:
             raise ConfigError(

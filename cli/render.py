@@ -23,13 +23,20 @@ from config.load import REPO_ROOT  # noqa: E402
 
 if TYPE_CHECKING:
     from charts.render import RenderedEnvironment
+    from config.teams import TeamRun
 
 
-def write_dist(env: EnvironmentConfig, dist_root: Path, rendered: RenderedEnvironment | None = None) -> Path:
+def write_dist(
+    env: EnvironmentConfig,
+    dist_root: Path,
+    rendered: RenderedEnvironment | None = None,
+    *,
+    team_runs: list[TeamRun] | None = None,
+) -> Path:
     """Render and check ``env`` (unless ``rendered`` is given) and replace ``dist_root/<env>/``."""
     from charts.render import output_files, render_checked
 
-    files = output_files(env, rendered or render_checked(env))
+    files = output_files(env, rendered or render_checked(env, team_runs=team_runs))
     target = dist_root / env.name
     with replace_dir_on_success(target) as staging:
         for relative, text in files.items():

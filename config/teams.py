@@ -73,8 +73,41 @@ def _check_name(name: str) -> None:
         )
 
 
+def unnamed_team_directories(env: EnvironmentConfig, *, teams_dir: Path = TEAMS_DIR) -> list[str]:
+    """Warnings for directories under ``teams_dir`` that no environment's ``platform.teams`` names.
+
+    Environments share ``teams/``, so a team that only another environment serves is fine; a
+    directory no environment names is never rendered, most often a typo in the team name.
+    """
+    if not teams_dir.is_dir():
+        return []
+    named = set(env.platform.teams) | _teams_of_shipped_environments()
+    return [
+        f"{_display(path)}/: no environment names team {path.name!r} under platform.teams; its runs are never rendered"
+        for path in sorted(teams_dir.iterdir())
+        if path.is_dir() and path.name not in named and any(path.glob("*.yaml"))
+    ]
+
+
+def _teams_of_shipped_environments() -> set[str]:
+    from config.load import ENVIRONMENTS_DIR
+
+    names: set[str] = set()
+    for file in ENVIRONMENTS_DIR.glob("*.yaml"):
+        try:
+            data = read_yaml_file(file)
+        except ConfigError:
+            continue
+        platform = data.get("platform") if isinstance(data, dict) else None
+        teams = platform.get("teams") if isinstance(platform, dict) else None
+        if isinstance(teams, dict):
+            names.update(teams)
+    return names
+
+
 def check_run(env: EnvironmentConfig, team: str, run: RunConfig) -> None:
     """Rules that need the environment: tiers granted, classes published, elastic gangs acknowledged."""
+    _check_schedulable(run)
     granted = env.platform.teams[team].tiers
     if run.tier not in granted:
         raise ConfigError(
@@ -137,3 +170,15 @@ def check_run(env: EnvironmentConfig, team: str, run: RunConfig) -> None:
                 "set hierarchical: true (needs the CompositePodGroup gate) so the coordinator has its own group, "
                 "or drop min_replicas",
             )
+
+
+def _check_schedulable(run: RunConfig) -> None:
+    """Runs the templates could never run as asked."""
+    if run.gpus_per_replica == 0 and run.shared_devices is None:
+        raise ConfigError(
+            "gpus_per_replica",
+            0,
+            f"a {run.template.value} run on GPU capacity that claims no GPU (and no shared_devices) "
+            "would wait on tainted GPU nodes it cannot use",
+            "set gpus_per_replica to 1 or more, or add shared_devices",
+        )

@@ -35,8 +35,9 @@ def test_dev_is_the_default() -> None:
 def test_fails_unknown_key(dev_data: dict[str, Any]) -> None:
     dev_data["cluster"]["endpoint"] = "public"
     assert _fails(dev_data) == (
-        "cluster.endpoint: unknown key (got 'public'); fix: remove it or use one of: admin_principal_arns, "
-        "auto_mode, endpoint_access, name, public_access_cidrs, scheduler_bin_packing"
+        "cluster.endpoint: unknown key (got 'public'); fix: remove it or use one of: "
+        "acknowledge_public_endpoint_open_to_internet, admin_principal_arns, auto_mode, endpoint_access, name, "
+        "public_access_cidrs, scheduler_bin_packing"
     )
 
 
