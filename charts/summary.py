@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from catalog.device_classes import DEVICE_CLASSES
 from catalog.priority_tiers import TIERS
 from config.model import EnvironmentConfig
@@ -29,7 +31,7 @@ def _mermaid(plan: GangPlan) -> list[str]:
     return lines
 
 
-def summary_markdown(env: EnvironmentConfig, plans: list[GangPlan]) -> str:
+def summary_markdown(env: EnvironmentConfig, plans: list[GangPlan], *, notes: Sequence[str] = ()) -> str:
     allowed = _tier_namespaces(env)
     lines = [
         f"# Platform objects: {env.name}",
@@ -71,6 +73,15 @@ def summary_markdown(env: EnvironmentConfig, plans: list[GangPlan]) -> str:
                 f"{groups} | `{plan.tier.priority_class}` | {plan.topology_key or '—'} | "
                 f"{plan.total_gpus}x `{plan.device_class.name}` |"
             )
+    if notes:
+        lines += [
+            "",
+            "## Settings not honoured",
+            "",
+            "Rendered without them (a `warning:` line at synth and render):",
+            "",
+        ]
+        lines += [f"- {note}" for note in notes]
     composites = [p for p in plans if p.composite]
     if composites:
         lines += ["", "## Composite trees"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,7 +37,10 @@ def write_dist(
     """Render and check ``env`` (unless ``rendered`` is given) and replace ``dist_root/<env>/``."""
     from charts.render import output_files, render_checked
 
-    files = output_files(env, rendered or render_checked(env, team_runs=team_runs))
+    rendered = rendered or render_checked(env, team_runs=team_runs)
+    for note in rendered.notes:
+        print(f"warning: {note}", file=sys.stderr)
+    files = output_files(env, rendered)
     target = dist_root / env.name
     with replace_dir_on_success(target) as staging:
         for relative, text in files.items():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -9,9 +10,30 @@ from config.errors import ConfigError, describe_kind
 from config.files import read_yaml_file
 from config.load import REPO_ROOT, _display, validate_strictly
 from config.model import EnvironmentConfig
-from config.platform import GangTemplate, RunConfig
+from config.platform import GangTemplate, RunConfig, TopologyPreference
 
 TEAMS_DIR = REPO_ROOT / "teams"
+
+
+REFUSED_WHEN_EXPLICIT = frozenset({"topology", "job"})
+"""Unhonoured settings that are errors when written in the run file. ``hierarchical`` falls back to the
+flat form with a warning: the shipped ``dev`` renders the hierarchical ``pretrain-70b`` run flat."""
+
+
+@dataclass(frozen=True)
+class UnhonouredSetting:
+    """A run setting the environment's gates (or the template) cannot give; rendered without it."""
+
+    field: str
+    value: object
+    explicit: bool
+    """Written in the run file (an error) rather than a default (a warning and a SUMMARY.md note)."""
+    reason: str
+    remedy: str
+
+    def note(self) -> str:
+        origin = "written in the run" if self.explicit else "default"
+        return f"{self.field}: {json.dumps(self.value)} ({origin}) is not honoured: {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -108,6 +130,14 @@ def _teams_of_shipped_environments() -> set[str]:
 def check_run(env: EnvironmentConfig, team: str, run: RunConfig) -> None:
     """Rules that need the environment: tiers granted, classes published, elastic gangs acknowledged."""
     _check_schedulable(run)
+    for setting in unhonoured_settings(env, run):
+        if setting.explicit and setting.field in REFUSED_WHEN_EXPLICIT:
+            raise ConfigError(
+                setting.field,
+                setting.value,
+                f"{env.name} cannot honour it: {setting.reason}",
+                f"drop {setting.field} from the run, or {setting.remedy}",
+            )
     granted = env.platform.teams[team].tiers
     if run.tier not in granted:
         raise ConfigError(
@@ -182,3 +212,29 @@ def _check_schedulable(run: RunConfig) -> None:
             "would wait on tainted GPU nodes it cannot use",
             "set gpus_per_replica to 1 or more, or add shared_devices",
         )
+
+
+def unhonoured_settings(env: EnvironmentConfig, run: RunConfig) -> list[UnhonouredSetting]:
+    """Settings the gang templates would leave out of the rendered objects (see ``policy.gangs.plan_gang``)."""
+    from policy.gates import effective_gates
+
+    gates = effective_gates(env.feature_gates.control_plane)
+    written = run.model_fields_set
+    found = []
+
+    def needs(field: str, value: object, reason: str, remedy: str) -> None:
+        found.append(UnhonouredSetting(field, value, field in written, reason, remedy))
+
+    if run.topology is TopologyPreference.ZONE and "TopologyAwareWorkloadScheduling" not in gates:
+        gate = "TopologyAwareWorkloadScheduling"
+        needs("topology", run.topology.value, f"the {gate} gate is off", f"add {gate} to feature_gates.control_plane")
+    if run.job and "WorkloadWithJob" not in gates:
+        needs("job", True, "the WorkloadWithJob gate is off", "add WorkloadWithJob to feature_gates.control_plane")
+    elif run.job and run.template is not GangTemplate.PYTORCH:
+        needs("job", True, f"the Job form is pytorch only, not {run.template.value}", "use template: pytorch")
+    if run.hierarchical and "CompositePodGroup" not in gates:
+        gate = "CompositePodGroup"
+        needs("hierarchical", True, f"the {gate} gate is off", f"add {gate} to feature_gates.control_plane")
+    elif run.hierarchical and run.template is GangTemplate.SPARK:
+        needs("hierarchical", True, "Spark runs have no hierarchical form", "use the flat form")
+    return found

@@ -16,12 +16,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
 from config import EnvironmentConfig, load_environment
 from config.load import REPO_ROOT
 from config.model import EnvironmentConfig as _Env
+
+# Property tests: 200 examples each by default, HYPOTHESIS_PROFILE=deep for 5000; no example database
+# written into the checkout.
+settings.register_profile("default", max_examples=200, database=None)
+settings.register_profile("deep", max_examples=5000, database=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 REFERENCE_ENV = "GPU_PLATFORM_REFERENCE"
 REQUIRE_REFERENCE_ENV = "GPU_PLATFORM_REQUIRE_REFERENCE"

@@ -121,3 +121,53 @@ def test_warns_about_team_directories_no_environment_names(tmp_path: Path) -> No
         f"{teams}/visoin/: no environment names team 'visoin' under platform.teams; its runs are never rendered"
     ]
     assert unnamed_team_directories(load_environment(name="dev")) == []
+
+
+def _without_topology_gate(dev_data: dict[str, Any]) -> Any:
+    gates = dev_data["feature_gates"]["control_plane"]
+    gates.remove("TopologyAwareWorkloadScheduling")
+    return env_from(dev_data)
+
+
+def test_fails_topology_written_in_the_run_that_the_gates_cannot_honour(dev_data: dict[str, Any]) -> None:
+    env = _without_topology_gate(dev_data)
+    with pytest.raises(ConfigError) as caught:
+        parse_run(env, "vision", "zonal", RUN | {"topology": "zone"})
+    assert caught.value.line() == (
+        "topology: dev cannot honour it: the TopologyAwareWorkloadScheduling gate is off (got 'zone'); "
+        "fix: drop topology from the run, or add TopologyAwareWorkloadScheduling to feature_gates.control_plane"
+    )
+
+
+def test_fails_job_form_for_a_template_without_one() -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_run(load_environment(name="dev"), "vision", "mpi", RUN | {"template": "mpi", "job": True})
+    assert caught.value.line() == (
+        "job: dev cannot honour it: the Job form is pytorch only, not mpi (got True); "
+        "fix: drop job from the run, or use template: pytorch"
+    )
+
+
+def test_defaulted_and_fallback_settings_are_noted_in_the_summary_and_warned(dev_data: dict[str, Any]) -> None:
+    from charts.render import output_files, render_environment
+    from config.teams import TeamRun
+
+    env = _without_topology_gate(dev_data)
+    runs = [
+        TeamRun("vision", "zonal", "teams/vision/zonal.yaml", parse_run(env, "vision", "zonal", RUN)),
+        TeamRun(
+            "vision", "tree", "teams/vision/tree.yaml", parse_run(env, "vision", "tree", RUN | {"hierarchical": True})
+        ),
+    ]
+    rendered = render_environment(env, team_runs=runs)
+    assert rendered.notes == [
+        'teams/vision/zonal.yaml: topology: "zone" (default) is not honoured: '
+        "the TopologyAwareWorkloadScheduling gate is off",
+        'teams/vision/tree.yaml: topology: "zone" (default) is not honoured: '
+        "the TopologyAwareWorkloadScheduling gate is off",
+        "teams/vision/tree.yaml: hierarchical: true (written in the run) is not honoured: "
+        "the CompositePodGroup gate is off",
+    ]
+    summary = output_files(env, rendered)["SUMMARY.md"]
+    assert "## Settings not honoured" in summary
+    assert all(f"- {note}" in summary for note in rendered.notes)

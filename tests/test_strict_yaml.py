@@ -50,6 +50,7 @@ def _refusal(data: bytes) -> str:
             "line 1: k: ambiguous YAML value (got '0x10'); fix: write the number in decimal, or quote it for a string",
         ),
         (b"k: 1_000\n", "line 1: k: ambiguous YAML value (got '1_000'); fix: write it without '_', or quote it"),
+        (b"k: 1e3\n", "line 1: k: ambiguous YAML value (got '1e3'); fix: write it with a decimal point, or quote it"),
         (b"k: .inf\n", "line 1: k: ambiguous YAML value (got '.inf'); fix: write a finite number"),
     ],
 )
@@ -58,7 +59,7 @@ def test_fails_implicitly_typed_scalars(document: bytes, expected: str) -> None:
 
 
 def test_quoted_and_core_schema_scalars_keep_their_yaml_1_2_meaning() -> None:
-    document = b"a: '0755'\nb: \"yes\"\nc: 16\nd: -3\ne: 1.5\nf: true\ng: ~\nh: 2026-12-01x\n"
+    document = b"a: '0755'\nb: \"yes\"\nc: 16\nd: -3\ne: 1.5\nf: true\ng: ~\nh: 2026-12-01x\ni: 1.0e+3\n"
     assert parse_yaml(document) == {
         "a": "0755",
         "b": "yes",
@@ -68,6 +69,7 @@ def test_quoted_and_core_schema_scalars_keep_their_yaml_1_2_meaning() -> None:
         "f": True,
         "g": None,
         "h": "2026-12-01x",
+        "i": 1000.0,
     }
 
 
@@ -186,7 +188,7 @@ _SCALARS = (
 _DATA = st.recursive(
     _SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_KEYS, inner, max_size=4), max_leaves=20
 )
-_PROPERTY = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_PROPERTY = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # examples: tests/conftest.py
 
 
 @_PROPERTY

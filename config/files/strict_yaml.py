@@ -45,6 +45,8 @@ _TRUE = re.compile(r"true|True|TRUE")
 _FALSE = re.compile(r"false|False|FALSE")
 _INT = re.compile(r"[-+]?(0|[1-9][0-9]*)")
 _FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+_FLOAT_YAML_1_1 = re.compile(r"[-+]?[0-9][0-9_]*\.[0-9_]*([eE][-+][0-9]+)?|\.[0-9_]+([eE][-+][0-9]+)?")
+"""YAML 1.1's floats: a core-schema float outside these (``1e3``, ``-.5``) is a string to a 1.1 reader."""
 # Plain scalars YAML 1.1 (PyYAML, many other tools) reads differently from YAML 1.2, or that
 # look like a number to a reader and a string to the parser: refused, with the fix.
 _AMBIGUOUS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -227,5 +229,7 @@ def _scalar(value: str, *, plain: bool, line: int, where: str) -> Any:
         if pattern.fullmatch(value):
             raise _Refused(line, value, f"{where}: ambiguous YAML value", fix)
     if _FLOAT.fullmatch(value):
+        if not _FLOAT_YAML_1_1.fullmatch(value):
+            raise _Refused(line, value, f"{where}: ambiguous YAML value", "write it with a decimal point, or quote it")
         return float(value)
     return value
