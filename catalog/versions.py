@@ -42,3 +42,20 @@ NODEADM_API_VERSION = "node.eks.aws/v1alpha1"
 
 SMOKE_TEST_IMAGE = "registry.k8s.io/pause:3.10"
 """What the smoke test's gang pods run: they only need to be scheduled and hold their GPU."""
+
+CLUSTER_AUTOSCALER_CHART = "cluster-autoscaler"
+CLUSTER_AUTOSCALER_CHART_VERSION = "9.59.1"
+CLUSTER_AUTOSCALER_CHART_REPOSITORY = "https://kubernetes.github.io/autoscaler"
+CLUSTER_AUTOSCALER_VERSION = "1.37.0"
+"""Cluster Autoscaler image (the chart's default, v1.35.0, is overridden). What each release supports
+is in ``catalog/cluster_autoscaler.py``."""
+CLUSTER_AUTOSCALER_IMAGE = "registry.k8s.io/autoscaling/cluster-autoscaler"
+CLUSTER_AUTOSCALER_RELEASE = "cluster-autoscaler"
+CLUSTER_AUTOSCALER_NAMESPACE = "kube-system"
+CLUSTER_AUTOSCALER_SERVICE_ACCOUNT = "cluster-autoscaler"
+"""Set explicitly in the chart values: EKS Pod Identity binds the controller role to this name."""
+
+EFA_DEVICE_PLUGIN_CHART = "aws-efa-k8s-device-plugin"
+EFA_DEVICE_PLUGIN_CHART_VERSION = "v0.5.30"
+EFA_DEVICE_PLUGIN_CHART_REPOSITORY = "https://aws.github.io/eks-charts"
+EFA_DEVICE_PLUGIN_NAMESPACE = "kube-system"

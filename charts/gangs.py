@@ -14,10 +14,12 @@ from typing import Any
 from cdk8s_plus_37 import k8s
 from constructs import Construct
 
-from catalog.labels import DO_NOT_DISRUPT_ANNOTATION, DOMAIN, ELASTIC_ANNOTATION
+from catalog.efa import EFA_RESOURCE
+from catalog.labels import DOMAIN, ELASTIC_ANNOTATION
 from charts.ordering import SYNC_WAVE, sync_wave
 from config.model import EnvironmentConfig
 from config.platform import GangTemplate, RunConfig
+from policy.cluster_autoscaler import GANG_POD_ANNOTATIONS
 from policy.gangs import SHARED_CLAIM, GangPlan, GroupPlan, Role, plan_gang
 
 ROOT_TEMPLATE = "gang"
@@ -105,6 +107,8 @@ def _claim_template_name(plan: GangPlan, role: Role) -> str:
 
 
 def _pod_spec(plan: GangPlan, role: Role, *, pod_group: str | None, restart_policy: str) -> k8s.PodSpec:
+    efa = plan.efa_for(role.name)  # EFA devices, /dev/shm and libfabric settings on EFA pools
+    efa_requests = {EFA_RESOURCE: k8s.Quantity.from_number(efa.efa_devices)} if efa else {}
     claims = []
     if role.gpus:
         claims.append(k8s.PodResourceClaim(name="gpus", resource_claim_template_name=_claim_template_name(plan, role)))
@@ -119,18 +123,31 @@ def _pod_spec(plan: GangPlan, role: Role, *, pod_group: str | None, restart_poli
                 env=[
                     k8s.EnvVar(name="GANG_ROLE", value=role.name),
                     k8s.EnvVar(name="GANG_WORKLOAD", value=plan.workload_name),
+                    *(k8s.EnvVar(name=name, value=value) for name, value in (efa.env if efa else ())),
                 ],
+                volume_mounts=[k8s.VolumeMount(name="dshm", mount_path="/dev/shm")] if efa else None,
                 resources=k8s.ResourceRequirements(
                     requests={
                         "cpu": k8s.Quantity.from_number(role.cpu),
                         "memory": k8s.Quantity.from_string(f"{role.memory_gib}Gi"),
+                        **efa_requests,
                     },
-                    limits={"memory": k8s.Quantity.from_string(f"{role.memory_gib}Gi")},
+                    limits={"memory": k8s.Quantity.from_string(f"{role.memory_gib}Gi"), **efa_requests},
                     claims=[k8s.ResourceClaim(name=c.name) for c in claims] or None,
                 ),
             )
         ],
         resource_claims=claims or None,
+        volumes=[
+            k8s.Volume(
+                name="dshm",
+                empty_dir=k8s.EmptyDirVolumeSource(
+                    medium="Memory", size_limit=k8s.Quantity.from_string(f"{efa.shm_gib}Gi")
+                ),
+            )
+        ]
+        if efa
+        else None,
         scheduling_group=k8s.PodSchedulingGroup(pod_group_name=pod_group) if pod_group else None,
         priority_class_name=plan.tier.priority_class,
         tolerations=[_toleration(dict(t)) for t in plan.tolerations] if claims else None,
@@ -250,7 +267,7 @@ class _GangObjects:
             for index in range(role.replicas):
                 name = f"{plan.workload_name}-{role.name}-{index}"
                 meta = _meta(plan, name, "Pod", role=role.name)
-                annotations = {**(meta.annotations or {}), DO_NOT_DISRUPT_ANNOTATION: "true"}
+                annotations = {**(meta.annotations or {}), **GANG_POD_ANNOTATIONS}
                 k8s.KubePod(
                     self.scope,
                     f"Pod-{role.name}-{index}",
@@ -298,7 +315,7 @@ class _GangObjects:
                     ),
                 ),
                 template=k8s.PodTemplateSpec(
-                    metadata=k8s.ObjectMeta(labels=meta.labels, annotations={DO_NOT_DISRUPT_ANNOTATION: "true"}),
+                    metadata=k8s.ObjectMeta(labels=meta.labels, annotations=dict(GANG_POD_ANNOTATIONS)),
                     spec=_pod_spec(plan, worker, pod_group=None, restart_policy="Never"),
                 ),
             ),

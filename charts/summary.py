@@ -5,10 +5,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from catalog.device_classes import DEVICE_CLASSES
+from catalog.instances import INSTANCE_TYPES
 from catalog.priority_tiers import TIERS
+from config.karpenter import KarpenterPoolConfig
 from config.model import EnvironmentConfig
 from policy.device_classes import selector_expression
 from policy.gangs import GangPlan
+from policy.node_pools import (
+    efa_interfaces_per_node,
+    max_nodes_in_zone,
+    placement_group_enabled,
+    pool_scaling,
+    reachable_nodes_in_zone,
+    static_nodes_in_zone,
+)
 
 
 def _tier_namespaces(env: EnvironmentConfig) -> dict[str, list[str]]:
@@ -31,6 +41,42 @@ def _mermaid(plan: GangPlan) -> list[str]:
     return lines
 
 
+_DEFAULT_KARPENTER = KarpenterPoolConfig()
+
+
+def _pool_lines(env: EnvironmentConfig) -> list[str]:
+    """One row per GPU pool: how its nodes come into being and what each node brings."""
+    lines = [
+        "## GPU pools",
+        "",
+        "Nodes per zone: existing before a gang arrives / able to come to exist for pods that do not preempt / "
+        "`max_size` "
+        "(see `make check`'s capacity check).",
+        "",
+        "| pool | provider | scaling | zones | nodes per zone | instance types | GPUs per node | EFA per node | "
+        "placement group |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for pool in env.gpu_pools:
+        scaling = pool_scaling(pool)
+        mode = (
+            scaling.value if scaling is not None else f"karpenter {(pool.karpenter or _DEFAULT_KARPENTER).mode.value}"
+        )
+        nodes = ", ".join(
+            f"{zone}: {static_nodes_in_zone(pool, zone)}/{reachable_nodes_in_zone(env, pool, zone)}/"
+            f"{max_nodes_in_zone(pool, zone)}"
+            for zone in pool.zones
+        )
+        gpus = sorted({INSTANCE_TYPES[t].gpus for t in pool.instance_types})
+        lines.append(
+            f"| {pool.name} | {pool.provider.value} | {mode} | {len(pool.zones)}"
+            f"{'' if pool.zone_pinned else ' (one group)'} | {nodes} | {', '.join(pool.instance_types)} | "
+            f"{'/'.join(str(g) for g in gpus)} | {efa_interfaces_per_node(pool) or '—'} | "
+            f"{'yes' if placement_group_enabled(pool) else '—'} |"
+        )
+    return [*lines, ""]
+
+
 def summary_markdown(env: EnvironmentConfig, plans: list[GangPlan], *, notes: Sequence[str] = ()) -> str:
     allowed = _tier_namespaces(env)
     lines = [
@@ -51,7 +97,7 @@ def summary_markdown(env: EnvironmentConfig, plans: list[GangPlan], *, notes: Se
             f"| {tier.value} | `{spec.priority_class}` | {spec.value} | {spec.preemption_policy.value} | "
             f"{spec.disruption_mode.value} | {default} | {namespaces} |"
         )
-    lines += ["", "## Device classes", "", "| DeviceClass | selects | CEL |", "|---|---|---|"]
+    lines += ["", *_pool_lines(env), "## Device classes", "", "| DeviceClass | selects | CEL |", "|---|---|---|"]
     for shape in sorted(set(env.platform.device_classes)):
         device_class = DEVICE_CLASSES[shape]
         expression = selector_expression(device_class).replace("\n", " ")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import types
 import typing
+from datetime import date
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -59,13 +60,20 @@ def parse_environment(data: Any, *, source: str = "") -> EnvironmentConfig:
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
+def _iso_date(value: object) -> str:
+    """Dates and times from Python callers as ISO strings, as a quoted YAML value would give them."""
+    if isinstance(value, date):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not YAML data")
+
+
 def validate_strictly(model: type[ModelT], data: dict[str, Any]) -> ModelT:
     """``data`` as ``model`` with no type coercion: ``"4"`` is not an integer, ``1`` is not ``true``.
 
     Validated as JSON so that strings still become enums and lists tuples, as YAML writes them.
     """
     try:
-        document = json.dumps(data, allow_nan=False)
+        document = json.dumps(data, allow_nan=False, default=_iso_date)
     except (TypeError, ValueError) as error:
         raise ConfigError("<top>", describe_kind(data), f"not plain data ({error})", "pass YAML or JSON data") from None
     try:

@@ -6,12 +6,14 @@ live in ``config.validate``. Both run once, in ``config.load``.
 
 from __future__ import annotations
 
+from datetime import datetime
 from enum import StrEnum
 from ipaddress import IPv4Network
 from typing import Annotated
 
 from pydantic import Field, StringConstraints
 
+from config.cluster_autoscaler import ClusterAutoscalerConfig
 from config.ephemeral import EphemeralConfig
 from config.karpenter import KarpenterConfig, KarpenterPoolConfig
 from config.model_base import DnsLabel, LabelKey, LabelValue, Model, ZoneName
@@ -28,6 +30,15 @@ class CapacityType(StrEnum):
     ON_DEMAND = "on_demand"
     SPOT = "spot"
     CAPACITY_BLOCK = "capacity_block"
+
+
+class PoolScaling(StrEnum):
+    """How a managed node group's nodes come into being."""
+
+    STATIC = "static"
+    """``min_size = desired_size = max_size``: every node exists before a gang arrives."""
+    AUTOSCALED = "autoscaled"
+    """Cluster Autoscaler adds nodes for pending pods, between ``min_size`` and ``max_size``."""
 
 
 class CapacityProvider(StrEnum):
@@ -128,6 +139,14 @@ class Capacity(Model):
     """How the pool's instances are bought."""
     reservation_id: Annotated[str, StringConstraints(pattern=r"^cr-[0-9a-f]{8,17}$")] | None = None
     """Capacity Block reservation (``cr-...``); required for ``capacity_block``."""
+    ends_at: datetime | None = None
+    """End of the Capacity Block (UTC). A schedule then scales the node group to 0 nodes
+    ``scale_in_minutes_before_end`` before it, so no node is cut off mid-step by the block's end."""
+    scale_in_minutes_before_end: Annotated[int, Field(ge=5, le=1440)] | None = None
+    """How long before ``ends_at`` the group scales in (default 60): time for a job to checkpoint and stop."""
+    placement_group: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9._-]{1,255}$")] | None = None
+    """Name of the cluster placement group the Capacity Block was reserved in, if any: only then may
+    the pool's nodes launch into a placement group (into that one)."""
 
 
 class GpuPoolConfig(Model):
@@ -147,8 +166,18 @@ class GpuPoolConfig(Model):
     """Maximum nodes (per zone when ``zone_pinned``); Karpenter turns it into cpu and GPU limits."""
     desired_size: Annotated[int, Field(ge=0)] | None = None
     """Initial nodes; defaults to ``min_size``. Per zone when ``zone_pinned``."""
+    scaling: PoolScaling | None = None
+    """Managed node groups: ``static`` (the default: ``min_size = max_size``, every node exists before a
+    gang arrives) or ``autoscaled`` (Cluster Autoscaler between ``min_size`` and ``max_size``). Karpenter
+    pools leave it out: ``karpenter.mode`` decides."""
     capacity: Capacity = Capacity()
     """On-demand, spot or a Capacity Block."""
+    efa: bool | None = None
+    """Elastic Fabric Adapter interfaces on every network card, the EFA security group and device plugin.
+    Default: on when every instance type of the pool supports EFA (``catalog/efa.py``)."""
+    placement_group: bool | None = None
+    """A cluster placement group per zone for EFA pools. Default: on for EFA pools, except Capacity Blocks,
+    whose nodes must launch into the block's own group (``capacity.placement_group``) or none."""
     root_volume_gib: Annotated[int, Field(ge=50, le=16384)] = 200
     """Encrypted gp3 root volume size."""
     labels: dict[LabelKey, LabelValue] = {}
@@ -208,6 +237,8 @@ class EnvironmentConfig(Model):
     """Kubernetes feature gates the platform relies on (see ``catalog/feature_gates.py``)."""
     karpenter: KarpenterConfig = KarpenterConfig()
     """The Karpenter controller, installed when a GPU pool has ``provider: karpenter``."""
+    cluster_autoscaler: ClusterAutoscalerConfig = ClusterAutoscalerConfig()
+    """Cluster Autoscaler, installed when a managed node group pool has ``scaling: autoscaled``."""
     platform: PlatformConfig = PlatformConfig()
     """Platform-owned Kubernetes objects: DeviceClasses, priority tiers, teams."""
     observability: ObservabilityConfig = ObservabilityConfig()

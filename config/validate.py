@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+from catalog.cluster_autoscaler import CLUSTER_AUTOSCALER_RELEASES, RELEASES_URL
+from catalog.efa import EFA_SUPPORT
 from catalog.instances import GPU_FAMILIES, INSTANCE_TYPES, MIG_PROFILES
 from catalog.priority_tiers import TIERS
-from catalog.versions import DRA_DRIVER_NAMESPACE
+from catalog.versions import DRA_DRIVER_NAMESPACE, KUBERNETES_MINOR
 from config.errors import ConfigError
-from config.model import CapacityProvider, CapacityType, EndpointAccess, EnvironmentConfig, GpuPoolConfig
+from config.model import (
+    CapacityProvider,
+    CapacityType,
+    EndpointAccess,
+    EnvironmentConfig,
+    GpuPoolConfig,
+    PoolScaling,
+)
 from config.runs import check_ephemeral
 from config.validate_karpenter import check_karpenter, check_karpenter_pools_shape
 from config.validate_limits import check_acknowledgements, check_service_limits
 from config.validate_observability import check_observability
 from policy.gates import check_gates
-from policy.node_pools import node_group_plans
+from policy.node_pools import autoscaled_pools, node_group_plans, pool_scaling
 
 _GPU_EXAMPLES = "p4d.24xlarge, p5.48xlarge, p5en.48xlarge, p6-b200.48xlarge, g5.*, g6.*, g6e.*"
 
@@ -32,6 +41,9 @@ def validate_environment(env: EnvironmentConfig) -> None:
             raise ConfigError(f"{where}.name", pool.name, "pool name used twice", "give every GPU pool its own name")
         names.add(pool.name)
         _check_pool(env, pool, where)
+        _check_scaling(pool, where)
+        _check_efa(pool, where)
+    _check_cluster_autoscaler(env)
     check_karpenter(env)
     check_observability(env)
     _check_platform(env)
@@ -250,14 +262,6 @@ def _check_pool(env: EnvironmentConfig, pool: GpuPoolConfig, where: str) -> None
                 "a Capacity Block is one instance type in one zone",
                 "give the pool exactly the block's zone and instance type",
             )
-        if pool.min_size or pool.desired_size:
-            raise ConfigError(
-                f"{where}.min_size",
-                pool.min_size,
-                "a Capacity Block node group must start empty: EKS needs desired size 0 "
-                "before the block is active and while it is upgraded",
-                "set min_size and desired_size to 0 and scale up when the block starts",
-            )
     elif capacity.reservation_id is not None:
         raise ConfigError(
             f"{where}.capacity.reservation_id",
@@ -285,4 +289,127 @@ def _check_pool(env: EnvironmentConfig, pool: GpuPoolConfig, where: str) -> None
             True,
             "pool uses DRA but dra_driver.enabled is false",
             "set dra_driver.enabled: true or use device_plugin: true on this pool",
+        )
+
+
+# --- node scaling and EFA -----------------------------------------------------------------------------
+
+
+def _check_scaling(pool: GpuPoolConfig, where: str) -> None:
+    """How the pool's nodes come into being must be able to give its gangs their nodes."""
+    if pool.provider is CapacityProvider.KARPENTER:
+        if pool.scaling is not None:
+            raise ConfigError(
+                f"{where}.scaling",
+                pool.scaling.value,
+                "Karpenter pools scale themselves; scaling applies to managed node groups",
+                "remove scaling and set karpenter.mode: dynamic (follows pending pods) or static "
+                "(holds max_size nodes)",
+            )
+        return
+    if pool_scaling(pool) is PoolScaling.STATIC:
+        # desired_size then lies in [min_size, max_size] = [max_size, max_size] (checked with the sizes).
+        if pool.min_size != pool.max_size:
+            raise ConfigError(
+                f"{where}.min_size",
+                pool.min_size,
+                f"a static pool (scaling: static, the default for node groups) holds exactly max_size "
+                f"{pool.max_size} nodes, and nothing adds the others",
+                f"set min_size: {pool.max_size}, or set scaling: autoscaled",
+            )
+        return
+    if pool.dra and pool.min_size == 0:
+        raise ConfigError(
+            f"{where}.min_size",
+            0,
+            "Cluster Autoscaler cannot scale a DRA pool up from zero on AWS (its template node has no "
+            "ResourceSlices), so gangs on this pool would never get nodes",
+            "set min_size >= 1 (it scales 1 -> N from a real node), or scaling: static",
+        )
+
+
+def _check_efa(pool: GpuPoolConfig, where: str) -> None:
+    if pool.provider is CapacityProvider.KARPENTER and (pool.efa or pool.placement_group):
+        raise ConfigError(
+            f"{where}.efa" if pool.efa else f"{where}.placement_group",
+            True,
+            "EFA interfaces and placement groups are built into managed node group launch templates only",
+            "use provider: managed_node_group for an EFA pool, or drop efa and placement_group",
+        )
+    if pool.efa:
+        for index, name in enumerate(pool.instance_types):
+            if name not in EFA_SUPPORT:
+                raise ConfigError(
+                    f"{where}.efa",
+                    True,
+                    f"{name} (instance_types[{index}]) has no EFA interfaces",
+                    "use EFA instance types only (catalog/efa.py), or set efa: false",
+                )
+    capacity = pool.capacity
+    if capacity.ends_at is not None and capacity.type is not CapacityType.CAPACITY_BLOCK:
+        raise ConfigError(
+            f"{where}.capacity.ends_at",
+            capacity.ends_at.isoformat(),
+            f"only a Capacity Block ends, not {capacity.type.value} capacity",
+            "set capacity.type: capacity_block or drop capacity.ends_at",
+        )
+    if capacity.placement_group is not None and capacity.type is not CapacityType.CAPACITY_BLOCK:
+        raise ConfigError(
+            f"{where}.capacity.placement_group",
+            capacity.placement_group,
+            f"names a Capacity Block's placement group, but capacity is {capacity.type.value}",
+            "set capacity.type: capacity_block or drop capacity.placement_group",
+        )
+    if not pool.placement_group:
+        return
+    if pool.efa is False or not all(t in EFA_SUPPORT for t in pool.instance_types):
+        raise ConfigError(
+            f"{where}.placement_group",
+            True,
+            "a cluster placement group is for EFA pools (low-latency node-to-node traffic)",
+            "set efa: true on EFA instance types, or drop placement_group",
+        )
+    if not pool.zone_pinned:
+        raise ConfigError(
+            f"{where}.placement_group",
+            True,
+            "a cluster placement group lives in one zone, and this pool's node group spans zones",
+            "set zone_pinned: true, or drop placement_group",
+        )
+    if capacity.type is CapacityType.CAPACITY_BLOCK and capacity.placement_group is None:
+        raise ConfigError(
+            f"{where}.placement_group",
+            True,
+            "a Capacity Block's instances launch where the block was reserved; a placement group of its own "
+            "causes insufficient-capacity errors",
+            "set capacity.placement_group to the group the block was reserved in, or set placement_group: false",
+        )
+
+
+def _check_cluster_autoscaler(env: EnvironmentConfig) -> None:
+    if not autoscaled_pools(env):
+        return
+    config = env.cluster_autoscaler
+    release = CLUSTER_AUTOSCALER_RELEASES.get(config.version)
+    if release is None:
+        raise ConfigError(
+            "cluster_autoscaler.version",
+            config.version,
+            "not a release in catalog/cluster_autoscaler.py",
+            f"use one of {', '.join(CLUSTER_AUTOSCALER_RELEASES)} or add a checked row to the table",
+        )
+    if release.kubernetes_minor != KUBERNETES_MINOR:
+        raise ConfigError(
+            "cluster_autoscaler.version",
+            config.version,
+            f"Cluster Autoscaler's minor must match the cluster's Kubernetes {KUBERNETES_MINOR}",
+            f"use a {KUBERNETES_MINOR}.x release",
+        )
+    if not release.verified and not config.acknowledge_unverified_release:
+        raise ConfigError(
+            "cluster_autoscaler.version",
+            config.version,
+            "this release's row is an assumption: no such tag upstream was checked yet",
+            f"check {RELEASES_URL}, then set verified=True on the row; or set "
+            "cluster_autoscaler.acknowledge_unverified_release: true",
         )

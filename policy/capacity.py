@@ -1,18 +1,29 @@
-"""How many gang pods a topology domain can hold at most: from pool sizes, instance shapes and devices.
+"""How many gang pods a topology domain can hold: from pool sizes, instance shapes and devices.
 
-Upper bounds from configuration (every pool at ``max_size``), so a gang that does not
-fit here can never be placed: an error before deploy instead of a Pending mystery.
+Two counts per domain. ``Reach.MAX_SIZE``: every pool at ``max_size``, an upper bound from
+configuration. ``Reach.REACHABLE`` (the default): only nodes that can really come to exist,
+the static nodes plus autoscaler headroom where an autoscaler can add nodes for the pods
+(``policy.node_pools.reachable_nodes_in_zone``). A gang that does not fit the reachable count
+waits forever: an error before deploy instead of a Pending mystery.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 from catalog.device_classes import DeviceClassSpec
 from catalog.instances import INSTANCE_TYPES, InstanceType
-from config.model import EnvironmentConfig
+from config.model import EnvironmentConfig, GpuPoolConfig
 from policy.device_classes import models_selected, pool_serves
-from policy.node_pools import max_nodes, max_nodes_in_zone
+from policy.node_pools import (
+    max_nodes,
+    max_nodes_in_zone,
+    reachable_nodes,
+    reachable_nodes_in_zone,
+    static_nodes,
+    static_nodes_in_zone,
+)
 
 SYSTEM_RESERVED_VCPUS = 1
 """vCPU kept for the kubelet, container runtime and daemon sets on every GPU node."""
@@ -48,7 +59,41 @@ def pods_per_node(instance: InstanceType, spec: DeviceClassSpec, pod: PodShape) 
     return max(0, min(limits))
 
 
-def zone_pod_capacity(env: EnvironmentConfig, spec: DeviceClassSpec, pod: PodShape) -> dict[str, int]:
+class Reach(Enum):
+    """Which nodes a capacity count includes."""
+
+    STATIC = "static"
+    """Nodes that exist before a gang arrives."""
+    REACHABLE = "reachable"
+    """Static nodes plus what an autoscaler can add for the pods."""
+    MAX_SIZE = "max_size"
+    """Every pool at ``max_size``."""
+
+
+def _zone_nodes(env: EnvironmentConfig, pool: GpuPoolConfig, zone: str, reach: Reach, preempting_pods: bool) -> int:
+    if reach is Reach.MAX_SIZE:
+        return max_nodes_in_zone(pool, zone)
+    if reach is Reach.STATIC:
+        return static_nodes_in_zone(pool, zone)
+    return reachable_nodes_in_zone(env, pool, zone, preempting_pods=preempting_pods)
+
+
+def _pool_nodes(env: EnvironmentConfig, pool: GpuPoolConfig, reach: Reach, preempting_pods: bool) -> int:
+    if reach is Reach.MAX_SIZE:
+        return max_nodes(pool)
+    if reach is Reach.STATIC:
+        return static_nodes(pool)
+    return reachable_nodes(env, pool, preempting_pods=preempting_pods)
+
+
+def zone_pod_capacity(
+    env: EnvironmentConfig,
+    spec: DeviceClassSpec,
+    pod: PodShape,
+    *,
+    reach: Reach = Reach.REACHABLE,
+    preempting_pods: bool = False,
+) -> dict[str, int]:
     """Most pods of ``pod``'s shape each zone can hold at once."""
     capacity = dict.fromkeys(env.network.zones, 0)
     for pool in env.gpu_pools:
@@ -56,18 +101,25 @@ def zone_pod_capacity(env: EnvironmentConfig, spec: DeviceClassSpec, pod: PodSha
             continue
         per_node = max(pods_per_node(INSTANCE_TYPES[t], spec, pod) for t in pool.instance_types)
         for zone in pool.zones:
-            capacity[zone] = capacity.get(zone, 0) + max_nodes_in_zone(pool, zone) * per_node
+            capacity[zone] = capacity.get(zone, 0) + _zone_nodes(env, pool, zone, reach, preempting_pods) * per_node
     return capacity
 
 
-def cluster_pod_capacity(env: EnvironmentConfig, spec: DeviceClassSpec, pod: PodShape) -> int:
+def cluster_pod_capacity(
+    env: EnvironmentConfig,
+    spec: DeviceClassSpec,
+    pod: PodShape,
+    *,
+    reach: Reach = Reach.REACHABLE,
+    preempting_pods: bool = False,
+) -> int:
     """Most pods of ``pod``'s shape the whole cluster can hold (no topology constraint)."""
     total = 0
     for pool in env.gpu_pools:
         if not pool_serves(pool, spec):
             continue
         per_node = max(pods_per_node(INSTANCE_TYPES[t], spec, pod) for t in pool.instance_types)
-        total += max_nodes(pool) * per_node
+        total += _pool_nodes(env, pool, reach, preempting_pods) * per_node
     return total
 
 

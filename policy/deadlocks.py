@@ -15,14 +15,22 @@ from typing import Any
 from catalog.device_classes import DEVICE_CLASSES, DRIVER_CLASS_NAMES, DeviceClassSpec
 from catalog.instances import INSTANCE_TYPES
 from catalog.labels import ELASTIC_ANNOTATION
-from catalog.priority_tiers import TIERS, Tier
-from config.model import EnvironmentConfig, GpuPoolConfig
-from policy.capacity import PodShape, cluster_pod_capacity, node_pod_capacity, pods_per_node, zone_pod_capacity
+from catalog.priority_tiers import TIERS, PreemptionPolicy, Tier
+from config.model import CapacityProvider, EnvironmentConfig, GpuPoolConfig
+from policy.capacity import (
+    PodShape,
+    Reach,
+    cluster_pod_capacity,
+    node_pod_capacity,
+    pods_per_node,
+    zone_pod_capacity,
+)
 from policy.checks import Check, Status
 from policy.device_classes import models_selected, pool_serves
 from policy.gangs import SHARED_CLAIM, pools_serving
 from policy.gate_fields import missing_gates, subject
 from policy.gates import effective_gates
+from policy.node_pools import autoscaler_blocker, max_nodes, reachable_nodes, scale_up_delay_seconds, static_nodes
 
 Obj = dict[str, Any]
 _CLASSES_BY_NAME = {spec.name: spec for spec in DEVICE_CLASSES.values()}
@@ -366,13 +374,69 @@ def check_device_classes(env: EnvironmentConfig, objects: list[Obj]) -> list[Che
     return found
 
 
-def _capacity_detail(env: EnvironmentConfig, demand: GpuDemand, spec: DeviceClassSpec) -> tuple[int, str]:
+def _preempts(demand: GpuDemand) -> bool:
+    """Whether the gang's PriorityClass preempts (what Cluster Autoscaler's DRA simulation cannot handle)."""
+    tier = _TIER_BY_CLASS.get(demand.priority_class or "")
+    return tier is not None and TIERS[tier].preemption_policy is PreemptionPolicy.PREEMPT_LOWER_PRIORITY
+
+
+def _capacity_detail(
+    env: EnvironmentConfig, demand: GpuDemand, spec: DeviceClassSpec, reach: Reach = Reach.MAX_SIZE
+) -> tuple[int, str]:
+    preempting = _preempts(demand)
     if demand.topology_key:
-        by_zone = zone_pod_capacity(env, spec, demand.pod)
+        by_zone = zone_pod_capacity(env, spec, demand.pod, reach=reach, preempting_pods=preempting)
         zone, best = max(sorted(by_zone.items()), key=lambda item: item[1])
         return best, f"the largest zone ({zone}) holds at most {best}"
-    best = cluster_pod_capacity(env, spec, demand.pod)
+    best = cluster_pod_capacity(env, spec, demand.pod, reach=reach, preempting_pods=preempting)
     return best, f"the cluster holds at most {best}"
+
+
+def _unreachable(env: EnvironmentConfig, demand: GpuDemand, spec: DeviceClassSpec) -> Check:
+    """A gang that fits the pools at max_size, but not the nodes that can really come to exist."""
+    _, where = _capacity_detail(env, demand, spec, Reach.REACHABLE)
+    domain = "one zone" if demand.topology_key else "the cluster"
+    preempting = _preempts(demand)
+    blocked = [
+        (pool, reason)
+        for pool in pools_serving(env, spec)
+        if reachable_nodes(env, pool, preempting_pods=preempting) < max_nodes(pool)
+        and (reason := autoscaler_blocker(env, pool, preempting_pods=preempting)) is not None
+    ]
+    fixes = "; ".join(
+        f"karpenter.mode: static on pool {pool.name}"
+        if pool.provider is CapacityProvider.KARPENTER
+        else f"scaling: static (min_size = max_size) on pool {pool.name}"
+        for pool, _ in blocked
+    )
+    return _fail(
+        "capacity",
+        demand.subject,
+        f"gang needs {demand.min_pods} pods of {_shape_text(demand)} in {domain}, but no autoscaler will add the "
+        f"nodes: {'; '.join(reason for _, reason in blocked)}; counting only nodes that can come to exist, "
+        f"{where.replace('holds', 'can hold')}",
+        f"make the nodes exist before the gang: {fixes}",
+    )
+
+
+def _scale_up_warning(env: EnvironmentConfig, demand: GpuDemand, spec: DeviceClassSpec) -> Check | None:
+    """A gang of more than one node that waits for nodes added from zero: it may start late, or half-provisioned."""
+    static, _ = _capacity_detail(env, demand, spec, Reach.STATIC)
+    per_node = node_pod_capacity(env, spec, demand.pod)
+    if static > 0 or demand.min_pods <= per_node:
+        return None
+    pools = [p for p in pools_serving(env, spec) if static_nodes(p) < reachable_nodes(env, p)]
+    if not pools:
+        return None
+    minutes = max(scale_up_delay_seconds(env, p) for p in pools) / 60
+    return _warn(
+        "capacity",
+        demand.subject,
+        f"gang of {demand.min_pods} pods of {_shape_text(demand)} waits for nodes added from zero in pool "
+        f"{', '.join(p.name for p in pools)}; they come up one by one, so it may start about {minutes:.0f} minutes "
+        "late, with the first nodes idle meanwhile",
+        "keep the gang's nodes up: min_size covering the gang, or scaling: static",
+    )
 
 
 def _shape_text(demand: GpuDemand) -> str:
@@ -391,6 +455,7 @@ def check_capacity(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]:
             continue  # reported by check_device_classes
         best, where = _capacity_detail(env, demand, spec)
         domain = "one zone" if demand.topology_key else "the cluster"
+        reachable, reachable_where = _capacity_detail(env, demand, spec, Reach.REACHABLE)
         if demand.min_pods > best:
             found.append(
                 _fail(
@@ -401,16 +466,20 @@ def check_capacity(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]:
                     f"{' in one zone' if demand.topology_key else ''}, or lower replicas",
                 )
             )
-        elif demand.all_pods > best:
+        elif demand.min_pods > reachable:
+            found.append(_unreachable(env, demand, spec))
+        elif demand.all_pods > reachable:
             found.append(
                 _warn(
                     "capacity",
                     demand.subject,
-                    f"all {demand.all_pods} pods of {_shape_text(demand)} do not fit in {domain} ({where}); "
-                    f"only the gang minimum {demand.min_pods} does",
+                    f"all {demand.all_pods} pods of {_shape_text(demand)} do not fit in {domain} "
+                    f"({reachable_where}); only the gang minimum {demand.min_pods} does",
                     "raise max_size or lower replicas",
                 )
             )
+        elif (warning := _scale_up_warning(env, demand, spec)) is not None:
+            found.append(warning)
     return found + _shared_claim_capacity(env, objects)
 
 
@@ -556,7 +625,8 @@ def check_competition(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]
             continue
         pod = max((d.pod for d in demands), key=lambda p: (p.devices, p.cpu, p.memory_gib))
         needed = sum(d.min_pods for d in demands)
-        zone_best = max(zone_pod_capacity(env, spec, pod).values())
+        preempting = any(_preempts(d) for d in demands)
+        zone_best = max(zone_pod_capacity(env, spec, pod, preempting_pods=preempting).values())
         if needed > zone_best:
             names = ", ".join(sorted(d.subject for d in demands))
             found.append(

@@ -18,6 +18,7 @@ from catalog.priority_tiers import TIERS, TierSpec
 from config.model import EnvironmentConfig, GpuPoolConfig
 from config.platform import GangTemplate, RunConfig, TopologyPreference
 from policy.device_classes import pool_serves
+from policy.efa import EfaPodSettings, efa_pod_settings
 from policy.gates import effective_gates
 from policy.node_pools import tolerations_for
 
@@ -70,11 +71,16 @@ class GangPlan:
     shared_devices: tuple[DeviceClassSpec, int] | None = None
     """DeviceClass and count of the claim each PodGroup makes once for all its pods."""
     tolerations: tuple[tuple[tuple[str, str], ...], ...] = field(default=())
+    efa: tuple[tuple[str, EfaPodSettings], ...] = ()
+    """EFA devices, shared memory and libfabric settings per GPU role, when every serving pool has EFA."""
+
+    def efa_for(self, role: str) -> EfaPodSettings | None:
+        return dict(self.efa).get(role)
 
     @cached_property
     def digest(self) -> str:
         """Hash of what lands in the objects' specs: shapes, policy, devices, image; not prose or names."""
-        payload = {
+        payload: dict[str, object] = {
             "template": self.template.value,
             "groups": [asdict(g) for g in self.groups],
             "composite": self.composite,
@@ -88,6 +94,8 @@ class GangPlan:
             "command": list(self.command),
             "tolerations": [dict(t) for t in self.tolerations],
         }
+        if self.efa:
+            payload["efa"] = [[role, asdict(settings)] for role, settings in self.efa]
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:DIGEST_LENGTH]
 
     @property
@@ -156,6 +164,13 @@ def plan_gang(env: EnvironmentConfig, *, team: str, run_name: str, run: RunConfi
     spec = DEVICE_CLASSES[run.device_class]
     classes = [spec] + ([DEVICE_CLASSES[run.shared_devices.device_class]] if run.shared_devices else [])
     taints = tuple(t for c in classes for p in pools_serving(env, c) for t in p.taints)
+    groups = plan_groups(run, composite=composite)
+    efa = {
+        role.name: settings
+        for group in groups
+        for role in group.roles
+        if (settings := efa_pod_settings(pools_serving(env, spec), gpus=role.gpus, memory_gib=role.memory_gib))
+    }
     return GangPlan(
         team=team,
         run=run_name,
@@ -163,7 +178,7 @@ def plan_gang(env: EnvironmentConfig, *, team: str, run_name: str, run: RunConfi
         template=run.template,
         tier=TIERS[run.tier],
         device_class=spec,
-        groups=plan_groups(run, composite=composite),
+        groups=groups,
         composite=composite,
         job=job,
         topology_key=ZONE_LABEL if topology else None,
@@ -177,4 +192,5 @@ def plan_gang(env: EnvironmentConfig, *, team: str, run_name: str, run: RunConfi
             else None
         ),
         tolerations=tuple(tuple(sorted(t.items())) for t in tolerations_for(taints)),
+        efa=tuple(sorted(efa.items())),
     )

@@ -13,7 +13,11 @@ from constructs import Construct
 
 from catalog import versions
 from config.model import CapacityProvider, EndpointAccess, EnvironmentConfig
+from policy.efa import efa_pools
 from policy.gates import required_api_versions
+from policy.node_pools import autoscaled_pools
+from stacks.cluster_autoscaler import ClusterAutoscaler
+from stacks.efa import EfaDevicePlugin, EfaSecurityGroup
 from stacks.gpu_drivers import DevicePlugin, DraDriver
 from stacks.karpenter import Karpenter
 from stacks.network import ClusterNetwork
@@ -102,6 +106,11 @@ class GpuClusterStack(Stack):
             config=env.system_nodes,
             role=workers,
         )
+        efa_group = (
+            EfaSecurityGroup(self, "EfaSecurityGroup", vpc=network.vpc, cluster_name=env.cluster.name)
+            if efa_pools(env)
+            else None
+        )
         self.gpu_pools = [
             GpuNodePool(
                 self,
@@ -112,6 +121,7 @@ class GpuClusterStack(Stack):
                 pool=pool,
                 kubelet_gates=env.feature_gates.kubelet,
                 role=workers,
+                efa_security_group_id=efa_group.group_id if efa_group else None,
             )
             for pool in env.gpu_pools
             if pool.provider is CapacityProvider.MANAGED_NODE_GROUP
@@ -119,6 +129,14 @@ class GpuClusterStack(Stack):
         if any(pool.provider is CapacityProvider.KARPENTER for pool in env.gpu_pools):
             self.karpenter = Karpenter(
                 self, "Karpenter", cluster=self.cluster, env=env, system_nodes=self.system_nodes.nodegroup
+            )
+        if autoscaled_pools(env):
+            self.cluster_autoscaler = ClusterAutoscaler(
+                self, "ClusterAutoscaler", cluster=self.cluster, env=env, system_nodes=self.system_nodes.nodegroup
+            )
+        if efa_pools(env):
+            EfaDevicePlugin(self, "EfaDevicePlugin", cluster=self.cluster, env=env).node.add_dependency(
+                self.system_nodes.nodegroup
             )
         if env.dra_driver.enabled:
             self.dra_driver = DraDriver(self, "DraDriver", cluster=self.cluster, env=env)

@@ -100,6 +100,52 @@ def acknowledge_karpenter(scope: IConstruct) -> None:
     )
 
 
+CLUSTER_AUTOSCALER_ACKNOWLEDGEMENTS: dict[str, tuple[str, ...]] = {
+    "Cluster Autoscaler's Auto Scaling and EC2 reads have no resource-level permissions; its two write actions "
+    "are limited by condition to Auto Scaling groups tagged for this cluster's auto-discovery, whose names "
+    "EKS generates.": (
+        "AwsSolutions-IAM5[Resource::*]",
+        "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:autoscaling:<AWS::Region>:<AWS::AccountId>:"
+        "autoScalingGroup:*:autoScalingGroupName/*]",
+    ),
+}
+"""Acknowledged on the Cluster Autoscaler construct only."""
+_NODEGROUP_READS = (
+    "Cluster Autoscaler reads the labels, taints and node-template tags of this cluster's node groups "
+    "(eks:DescribeNodegroup), whose names and ids it discovers."
+)
+
+
+def acknowledge_cluster_autoscaler(scope: IConstruct, *, cluster_name: str) -> None:
+    """Acknowledge ``CLUSTER_AUTOSCALER_ACKNOWLEDGEMENTS`` and the reads of this cluster's node groups under
+    ``scope`` (the Cluster Autoscaler construct)."""
+    nodegroups = (
+        f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:eks:<AWS::Region>:<AWS::AccountId>:"
+        f"nodegroup/{cluster_name}/*/*]"
+    )
+    Validations.of(scope).acknowledge(
+        Acknowledgment(id=f"{_PACK}{nodegroups}", reason=_NODEGROUP_READS),
+        *(
+            Acknowledgment(id=f"{_PACK}{finding}", reason=reason)
+            for reason, findings in CLUSTER_AUTOSCALER_ACKNOWLEDGEMENTS.items()
+            for finding in findings
+        ),
+    )
+
+
+def acknowledge_scale_in(scope: IConstruct, *, arns: list[str]) -> None:
+    """The Capacity Block scale-in role updates only its pool's node groups, whose ids EKS generates."""
+    Validations.of(scope).acknowledge(
+        *(
+            Acknowledgment(
+                id=f"{_PACK}AwsSolutions-IAM5[Resource::{arn}]",
+                reason="The scale-in schedule may update only this pool's node groups; EKS appends a generated id.",
+            )
+            for arn in arns
+        )
+    )
+
+
 def acknowledged_findings() -> list[str]:
     return sorted(f for findings in CLUSTER_ACKNOWLEDGEMENTS.values() for f in findings)
 

@@ -34,7 +34,7 @@ def last_good_output(tmp_path: Path) -> tuple[Path, Path]:
             "cluster.scheduler_binpacking: unknown key (got True)",
         ),
         (
-            lambda t: t.replace("    max_size: 16\n", "    max_size: 16\n    min_size: 17\n", 1),
+            lambda t: t.replace("    min_size: 16\n", "    min_size: 17\n", 1),
             "gpu_pools[0].min_size: min_size is larger than max_size 16 (got 17)",
         ),
         (
@@ -100,7 +100,8 @@ def test_failed_deadlock_check_is_one_line_and_keeps_last_good_output(
     cdk_out, dist = last_good_output
     config = tmp_path / "small.yaml"
     text = (REPO_ROOT / "environments" / "dev.yaml").read_text()
-    config.write_text(text.replace("    max_size: 16\n", "    max_size: 1\n", 1))  # p5 pool: one node per zone
+    small = text.replace("    min_size: 16\n    max_size: 16\n", "    min_size: 1\n    max_size: 1\n", 1)
+    config.write_text(small)  # p5 pool: one node per zone
     result = _run_synth("--config", str(config), "--cdk-out", str(cdk_out), "--dist", str(dist))
     assert result.returncode == 2
     (line,) = result.stderr.splitlines()

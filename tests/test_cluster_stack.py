@@ -116,11 +116,14 @@ def test_cluster_admins_are_access_entries(synthesized: Synth) -> None:
 
 def test_every_required_gpu_instance_type_synthesizes(synthesized: Synth) -> None:
     groups = _resources(synthesized, "prod-example", "AWS::EKS::Nodegroup")
-    types = {t for g in groups for t in g["InstanceTypes"]}
+    templates = _resources(synthesized, "prod-example", "AWS::EC2::LaunchTemplate")
+    # A Capacity Block's launch template carries its instance type; every other group names its types.
+    types = {t for g in groups for t in g.get("InstanceTypes", [])}
+    types |= {t["LaunchTemplateData"]["InstanceType"] for t in templates if "InstanceType" in t["LaunchTemplateData"]}
     assert {"p4d.24xlarge", "p5.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge", "g6e.12xlarge"} <= types
-    dev_types = {t for g in _resources(synthesized, "dev", "AWS::EKS::Nodegroup") for t in g["InstanceTypes"]}
+    dev_types = {t for g in _resources(synthesized, "dev", "AWS::EKS::Nodegroup") for t in g.get("InstanceTypes", [])}
     assert {"g6.12xlarge"} <= dev_types
-    gpu_groups = [g for g in groups if "m7i.xlarge" not in g["InstanceTypes"]]
+    gpu_groups = [g for g in groups if "m7i.xlarge" not in g.get("InstanceTypes", [])]
     assert {g["AmiType"] for g in gpu_groups} == {"AL2023_x86_64_NVIDIA"}
 
 
@@ -185,7 +188,12 @@ def test_dra_driver_chart_is_pinned(synthesized: Synth) -> None:
 
 def test_device_plugin_only_where_a_pool_asks_for_it(synthesized: Synth) -> None:
     charts = {c["Chart"] for c in _resources(synthesized, "prod-example", "Custom::AWSCDK-EKS-HelmChart")}
-    assert charts == {"dra-driver-nvidia-gpu", "nvidia-device-plugin"}
+    assert charts == {
+        "dra-driver-nvidia-gpu",
+        "nvidia-device-plugin",
+        "cluster-autoscaler",
+        "aws-efa-k8s-device-plugin",
+    }
     dev_charts = {c["Chart"] for c in _resources(synthesized, "dev", "Custom::AWSCDK-EKS-HelmChart")}
     assert "nvidia-device-plugin" not in dev_charts
 

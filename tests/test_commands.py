@@ -19,6 +19,12 @@ from config.load import REPO_ROOT
 MARKER = "GPU_PLATFORM_TEST_COMMAND"
 DEV = (REPO_ROOT / "environments" / "dev.yaml").read_bytes()
 END = DEV.count(b"\n")  # the last line of dev.yaml
+
+
+def _line_of(text: bytes) -> int:
+    return DEV[: DEV.index(text)].count(b"\n") + 1
+
+
 RUN = b"template: pytorch\nreplicas: 2\ngpus_per_replica: 8\nimage: example/train:1\n"
 
 
@@ -110,16 +116,19 @@ REFUSALS: dict[str, tuple[Callable[[Workspace], list[str]], str]] = {
     ),
     "implicit type": (
         _env(lambda t: t.replace(b"max_size: 16", b"max_size: 016")),
-        "bad.yaml: line 19: gpu_pools[0].max_size: ambiguous YAML value (got '016')",
+        f"bad.yaml: line {_line_of(b'max_size: 16')}: gpu_pools[0].max_size: ambiguous YAML value (got '016')",
     ),
     "alias expansion": (_env(lambda t: t + ALIAS_BOMB), f"bad.yaml: line {END + 4}: expands to more than 10000 values"),
-    "not utf-8": (_env(lambda t: t.replace(b"ml-platform", b"ml-pl\xe4tform")), "bad.yaml: line 6: not UTF-8 text"),
+    "not utf-8": (
+        _env(lambda t: t.replace(b"ml-platform", b"ml-pl\xe4tform")),
+        f"bad.yaml: line {_line_of(b'ml-platform')}: not UTF-8 text",
+    ),
     "type without coercion": (
         _env(lambda t: t.replace(b"max_size: 16", b"max_size: '16'")),
         "bad.yaml: gpu_pools[0].max_size: a string where a whole number belongs (got '16')",
     ),
     "cross-field rule": (
-        _env(lambda t: t.replace(b"    max_size: 16\n", b"    max_size: 16\n    min_size: 17\n")),
+        _env(lambda t: t.replace(b"    min_size: 16\n", b"    min_size: 17\n", 1)),
         "bad.yaml: gpu_pools[0].min_size: min_size is larger than max_size 16 (got 17)",
     ),
     "service bound": (

@@ -245,15 +245,139 @@ def test_fails_team_in_a_system_namespace(dev_data: dict[str, Any], namespace: s
     )
 
 
-def test_fails_capacity_block_that_does_not_start_empty(dev_data: dict[str, Any]) -> None:
+def test_capacity_block_group_may_ask_for_its_nodes(dev_data: dict[str, Any]) -> None:
+    # EKS honours a non-zero desired size once the block is active (EKS capacity-blocks-mng).
     _pool(dev_data).update(
-        zones=["us-west-2a"], min_size=1, capacity={"type": "capacity_block", "reservation_id": "cr-0123456789abcdef0"}
+        zones=["us-west-2a"],
+        min_size=2,
+        max_size=2,
+        capacity={"type": "capacity_block", "reservation_id": "cr-0123456789abcdef0"},
+    )
+    assert env_from(dev_data).gpu_pools[0].min_size == 2
+
+
+# --- scaling and EFA --------------------------------------------------------------------------------
+
+
+def test_fails_static_pool_with_min_below_max(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data)["min_size"] = 0
+    assert _fails(dev_data) == (
+        "gpu_pools[0].min_size: a static pool (scaling: static, the default for node groups) holds exactly max_size "
+        "16 nodes, and nothing adds the others (got 0); fix: set min_size: 16, or set scaling: autoscaled"
+    )
+
+
+def test_fails_autoscaled_karpenter_pool() -> None:
+    import yaml
+
+    from config.load import REPO_ROOT
+
+    data = yaml.safe_load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
+    data["gpu_pools"][0]["scaling"] = "autoscaled"
+    assert _fails(data) == (
+        "gpu_pools[0].scaling: Karpenter pools scale themselves; scaling applies to managed node groups "
+        "(got 'autoscaled'); fix: remove scaling and set karpenter.mode: dynamic (follows pending pods) or static "
+        "(holds max_size nodes)"
+    )
+
+
+def test_fails_dra_pool_autoscaled_from_zero(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data, 1)["min_size"] = 0
+    assert _fails(dev_data) == (
+        "gpu_pools[1].min_size: Cluster Autoscaler cannot scale a DRA pool up from zero on AWS (its template node "
+        "has no ResourceSlices), so gangs on this pool would never get nodes (got 0); fix: set min_size >= 1 (it "
+        "scales 1 -> N from a real node), or scaling: static"
+    )
+
+
+def test_device_plugin_pool_may_autoscale_from_zero(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data, 1).update(min_size=0, dra=False, device_plugin=True)
+    assert env_from(dev_data).gpu_pools[1].min_size == 0
+
+
+def test_fails_efa_on_a_type_without_efa(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data, 1).update(instance_types=["g6.12xlarge", "g6.4xlarge"], efa=True)
+    assert _fails(dev_data) == (
+        "gpu_pools[1].efa: g6.4xlarge (instance_types[1]) has no EFA interfaces (got True); "
+        "fix: use EFA instance types only (catalog/efa.py), or set efa: false"
+    )
+
+
+def test_fails_placement_group_with_a_capacity_block_in_another_group(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data).update(
+        zones=["us-west-2a"],
+        placement_group=True,
+        capacity={"type": "capacity_block", "reservation_id": "cr-0123456789abcdef0"},
     )
     assert _fails(dev_data) == (
-        "gpu_pools[0].min_size: a Capacity Block node group must start empty: EKS needs desired size 0 before the "
-        "block is active and while it is upgraded (got 1); "
-        "fix: set min_size and desired_size to 0 and scale up when the block starts"
+        "gpu_pools[0].placement_group: a Capacity Block's instances launch where the block was reserved; a "
+        "placement group of its own causes insufficient-capacity errors (got True); fix: set "
+        "capacity.placement_group to the group the block was reserved in, or set placement_group: false"
     )
+
+
+def test_capacity_block_may_name_its_own_placement_group(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data).update(
+        zones=["us-west-2a"],
+        placement_group=True,
+        capacity={"type": "capacity_block", "reservation_id": "cr-0123456789abcdef0", "placement_group": "blk-1"},
+    )
+    assert env_from(dev_data).gpu_pools[0].capacity.placement_group == "blk-1"
+
+
+def test_fails_block_placement_group_without_a_block(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data)["capacity"] = {"type": "on_demand", "placement_group": "blk-1"}
+    assert _fails(dev_data) == (
+        "gpu_pools[0].capacity.placement_group: names a Capacity Block's placement group, but capacity is "
+        "on_demand (got 'blk-1'); fix: set capacity.type: capacity_block or drop capacity.placement_group"
+    )
+
+
+def test_fails_placement_group_without_efa(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data).update(placement_group=True, efa=False)
+    assert _fails(dev_data) == (
+        "gpu_pools[0].placement_group: a cluster placement group is for EFA pools (low-latency node-to-node "
+        "traffic) (got True); fix: set efa: true on EFA instance types, or drop placement_group"
+    )
+
+
+def test_fails_placement_group_across_zones(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data).update(placement_group=True, zone_pinned=False)
+    assert _fails(dev_data) == (
+        "gpu_pools[0].placement_group: a cluster placement group lives in one zone, and this pool's node group "
+        "spans zones (got True); fix: set zone_pinned: true, or drop placement_group"
+    )
+
+
+def test_fails_unverified_cluster_autoscaler_without_acknowledgement(dev_data: dict[str, Any]) -> None:
+    del dev_data["cluster_autoscaler"]
+    assert _fails(dev_data) == (
+        "cluster_autoscaler.version: this release's row is an assumption: no such tag upstream was checked yet "
+        "(got '1.37.0'); fix: check https://github.com/kubernetes/autoscaler/releases, then set verified=True on "
+        "the row; or set cluster_autoscaler.acknowledge_unverified_release: true"
+    )
+
+
+def test_fails_cluster_autoscaler_of_another_minor(dev_data: dict[str, Any]) -> None:
+    dev_data["cluster_autoscaler"]["version"] = "1.36.1"
+    assert _fails(dev_data) == (
+        "cluster_autoscaler.version: Cluster Autoscaler's minor must match the cluster's Kubernetes 1.37 "
+        "(got '1.36.1'); fix: use a 1.37.x release"
+    )
+
+
+def test_fails_unknown_cluster_autoscaler_release(dev_data: dict[str, Any]) -> None:
+    dev_data["cluster_autoscaler"]["version"] = "1.37.9"
+    assert _fails(dev_data) == (
+        "cluster_autoscaler.version: not a release in catalog/cluster_autoscaler.py (got '1.37.9'); "
+        "fix: use one of 1.36.1, 1.37.0 or add a checked row to the table"
+    )
+
+
+def test_no_cluster_autoscaler_rules_without_autoscaled_pools(dev_data: dict[str, Any]) -> None:
+    del dev_data["cluster_autoscaler"]
+    _pool(dev_data, 1).update(scaling="static", min_size=4)
+    assert env_from(dev_data).cluster_autoscaler.acknowledge_unverified_release is False
 
 
 def test_fails_node_group_name_too_long(dev_data: dict[str, Any]) -> None:
@@ -308,4 +432,25 @@ def test_fails_mig_profile_on_gpus_without_mig(dev_data: dict[str, Any]) -> None
     assert _fails(dev_data) == (
         "gpu_pools[1].mig_profile: g6.12xlarge GPUs do not offer this MIG profile (got '1g.10gb'); "
         "fix: drop mig_profile for this type"
+    )
+
+
+def test_fails_efa_on_a_karpenter_pool() -> None:
+    import yaml
+
+    from config.load import REPO_ROOT
+
+    data = yaml.safe_load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
+    data["gpu_pools"][0]["efa"] = True
+    assert _fails(data) == (
+        "gpu_pools[0].efa: EFA interfaces and placement groups are built into managed node group launch templates "
+        "only (got True); fix: use provider: managed_node_group for an EFA pool, or drop efa and placement_group"
+    )
+
+
+def test_fails_end_time_on_capacity_that_does_not_end(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data)["capacity"] = {"type": "on_demand", "ends_at": "2027-01-15T11:30:00Z"}
+    assert _fails(dev_data) == (
+        "gpu_pools[0].capacity.ends_at: only a Capacity Block ends, not on_demand capacity "
+        "(got '2027-01-15T11:30:00+00:00'); fix: set capacity.type: capacity_block or drop capacity.ends_at"
     )

@@ -365,7 +365,7 @@ def test_scenario_missing_composite_parent() -> None:
 
 def test_scenario_zone_exhausted_by_reduced_pool_max() -> None:
     data = load_environment(name="dev").model_dump(mode="json")
-    data["gpu_pools"][0]["max_size"] = 1  # one p5 per zone
+    data["gpu_pools"][0].update(min_size=1, max_size=1)  # one p5 per zone
     env = env_from(data)
     objects = _objects(env, run=H100_RUN)
     (found,) = _failures(run_checks(env, objects))
@@ -421,7 +421,7 @@ def test_check_command_json_and_exit_codes(tmp_path: Any) -> None:
         "competition",
     }
     data = copy.deepcopy(load_environment(name="dev").model_dump(mode="json"))
-    data["gpu_pools"][0]["max_size"] = 1
+    data["gpu_pools"][0].update(min_size=1, max_size=1)
     bad = tmp_path / "small.yaml"
     import yaml
 

@@ -25,7 +25,7 @@ def test_zone_pinned_pool_gets_one_node_group_per_zone() -> None:
         ("gpu-prod-h100-1b", ("us-east-1b",)),
         ("gpu-prod-h100-1c", ("us-east-1c",)),
     ]
-    assert {(p.min_size, p.max_size, p.desired_size) for p in plans} == {(0, 16, 0)}
+    assert {(p.min_size, p.max_size, p.desired_size) for p in plans} == {(16, 16, 16)}  # static
 
 
 def test_unpinned_pool_spans_its_zones() -> None:

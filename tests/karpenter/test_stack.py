@@ -179,7 +179,11 @@ def test_karpenter_pools_get_no_managed_node_group(template: dict[str, Any]) -> 
 def test_environments_without_karpenter_pools_get_nothing_of_it(synthesized: Synth) -> None:
     dev = synthesized("dev")["gpu-cluster-dev"]
     kinds = {r["Type"] for r in dev["Resources"].values()}
-    assert not kinds & {"AWS::SQS::Queue", "AWS::Events::Rule", "AWS::EKS::PodIdentityAssociation"}
+    assert not kinds & {"AWS::SQS::Queue", "AWS::Events::Rule"}
+    associations = [
+        r["Properties"] for r in dev["Resources"].values() if r["Type"] == "AWS::EKS::PodIdentityAssociation"
+    ]
+    assert [a["ServiceAccount"] for a in associations] == ["cluster-autoscaler"]  # dev's l4 pool is autoscaled
     assert "karpenter" not in json.dumps([r for r in dev["Resources"].values() if r["Type"].startswith("Custom::")])
 
 

@@ -1,0 +1,69 @@
+"""Cluster Autoscaler as data: which image runs on which Kubernetes minor, and what it can scale.
+
+Cluster Autoscaler's minor must equal the cluster's Kubernetes minor, and the latest patch of
+that minor is the one to run (``cluster-autoscaler/README.md``, "Releases"). Rows say where
+their facts come from:
+
+- ``1.36.1`` is the newest release tag upstream (2026-07-22), checked.
+- ``1.37.0`` is the platform's pin for Kubernetes 1.37. Branch ``cluster-autoscaler-release-1.37``
+  exists upstream but had no tag in the material we read, so the row is an **assumption**
+  (``verified=False``): config refuses it unless ``cluster_autoscaler.acknowledge_unverified_release``
+  is set, and synthesis warns. Set ``verified=True`` once the tag and image exist.
+
+The chart (9.59.1) defaults to image v1.35.0, so the image tag is always set explicitly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+RELEASES_URL = "https://github.com/kubernetes/autoscaler/releases"
+"""Where a row is verified: a ``cluster-autoscaler-<version>`` tag and its image."""
+
+SCALE_UP_DECISION_SECONDS = 30.0
+"""Upper bound from pod marked unschedulable to the scale-up request on clusters under 100 nodes
+(Cluster Autoscaler FAQ, "What are the Service Level Objectives for Cluster Autoscaler?")."""
+
+NODE_READY_SECONDS = 900.0
+"""From the scale-up request to a GPU node whose devices are allocatable: Cluster Autoscaler's own
+figure. Its ``--max-node-provision-time`` defaults to 15 minutes (FAQ, "What are the parameters to
+CA?"), and its GPU handling notes that a GPU machine can take up to 15 minutes after it becomes ready
+before it reports its GPUs (``cluster-autoscaler/utils/gpu/gpu.go``). An upper figure, not a measured
+median: no AWS document gives a typical launch time for p5-class nodes."""
+
+
+@dataclass(frozen=True)
+class ClusterAutoscalerRelease:
+    """One Cluster Autoscaler release: its Kubernetes minor and whether the row was checked upstream."""
+
+    version: str
+    kubernetes_minor: str
+    verified: bool
+
+    @property
+    def image_tag(self) -> str:
+        return f"v{self.version}"
+
+
+CLUSTER_AUTOSCALER_RELEASES: dict[str, ClusterAutoscalerRelease] = {
+    r.version: r
+    for r in (
+        ClusterAutoscalerRelease("1.36.1", "1.36", verified=True),
+        # Assumed (see the module docstring): no 1.37 tag upstream yet.
+        ClusterAutoscalerRelease("1.37.0", "1.37", verified=False),
+    )
+}
+
+DISCOVERY_TAG_ENABLED = "k8s.io/cluster-autoscaler/enabled"
+NODE_TEMPLATE_TAG = "k8s.io/cluster-autoscaler/node-template"
+SAFE_TO_EVICT_ANNOTATION = "cluster-autoscaler.kubernetes.io/safe-to-evict"
+"""``"false"`` on a pod: Cluster Autoscaler never removes the node it runs on (FAQ, "What types of pods
+can prevent CA from removing a node?")."""
+ACCELERATOR_LABEL = "k8s.amazonaws.com/accelerator"
+"""GPU node label that stops Cluster Autoscaler from scaling up again while a GPU node's devices are
+still being published (AWS provider README, "Special note on GPU instances")."""
+
+
+def discovery_tag(cluster_name: str) -> str:
+    """The cluster's own auto-discovery tag; EKS puts it on every managed node group's Auto Scaling group."""
+    return f"k8s.io/cluster-autoscaler/{cluster_name}"

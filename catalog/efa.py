@@ -1,0 +1,66 @@
+"""Elastic Fabric Adapter support per GPU instance type, as data.
+
+Each row: how many EFA interfaces the type takes (EC2 ``NetworkInfo.EfaInfo.MaximumEfaInterfaces``),
+its network cards (``MaximumNetworkCards``; at most one EFA per card), and whether it takes
+``efa-only`` interfaces (EFA without an IP address, never the primary interface). Types missing
+here have no EFA (g5/g6/g6e below 8xlarge).
+
+Sources, checked row by row:
+- EC2 User Guide, "Elastic Fabric Adapter for AI/ML and HPC workloads", supported instance types and
+  the EFA vs EFA-only table (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html): every type
+  here supports EFA and EFA-only.
+- EC2 User Guide, "Maximize network bandwidth on Amazon EC2 instances with multiple network cards"
+  (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.html): P5 and P5e up to 32
+  network cards, G6e up to four; the primary interface cannot be EFA-only.
+- EC2 ``DescribeInstanceTypes`` data as regenerated in aws/karpenter-provider-aws
+  (``website/content/en/docs/reference/instance-types.md`` for ``vpc.amazonaws.com/efa``,
+  ``pkg/providers/instancetype/zz_generated.vpclimits.go`` for network cards), v1.14.0 data.
+``tests/test_efa.py`` compares every row with the reference table in ``../shared/reference/aws-instance-network``.
+Check a type again with ``aws ec2 describe-instance-types --instance-types <type> --query
+'InstanceTypes[].NetworkInfo.{cards:MaximumNetworkCards,efa:EfaInfo.MaximumEfaInterfaces}'``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+EFA_LABEL = "gpu-platform.io/efa"
+"""Node label of EFA pools; the EFA device plugin runs only where it is ``"true"``."""
+EFA_RESOURCE = "vpc.amazonaws.com/efa"
+"""Extended resource the EFA device plugin advertises, one per EFA interface."""
+
+
+@dataclass(frozen=True)
+class EfaSupport:
+    """EFA capabilities of one instance type."""
+
+    efa_interfaces: int
+    network_cards: int
+    efa_only: bool
+
+
+def _same(names: tuple[str, ...], support: EfaSupport) -> dict[str, EfaSupport]:
+    return dict.fromkeys(names, support)
+
+
+_ONE = EfaSupport(efa_interfaces=1, network_cards=1, efa_only=True)
+
+EFA_SUPPORT: dict[str, EfaSupport] = {
+    "p4d.24xlarge": EfaSupport(4, 4, True),
+    "p4de.24xlarge": EfaSupport(4, 4, True),
+    "p5.48xlarge": EfaSupport(32, 32, True),
+    "p5e.48xlarge": EfaSupport(32, 32, True),
+    "p5en.48xlarge": EfaSupport(16, 16, True),
+    "p6-b200.48xlarge": EfaSupport(8, 8, True),
+    **_same(
+        tuple(
+            f"{family}.{size}"
+            for family in ("g5", "g6")
+            for size in ("8xlarge", "12xlarge", "16xlarge", "24xlarge", "48xlarge")
+        ),
+        _ONE,
+    ),
+    **_same(("g6e.8xlarge", "g6e.12xlarge", "g6e.16xlarge"), _ONE),
+    "g6e.24xlarge": EfaSupport(2, 2, True),
+    "g6e.48xlarge": EfaSupport(4, 4, True),
+}

@@ -1,0 +1,21 @@
+"""Configuration of Cluster Autoscaler, installed when a managed node group pool has ``scaling: autoscaled``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from catalog import versions
+from config.model_base import Model
+
+
+class ClusterAutoscalerConfig(Model):
+    """Cluster Autoscaler on the system nodes, scaling this cluster's ``autoscaled`` node groups."""
+
+    version: str = versions.CLUSTER_AUTOSCALER_VERSION
+    """Cluster Autoscaler image release; must be a row of `catalog/cluster_autoscaler.py` for the cluster's minor."""
+    acknowledge_unverified_release: bool = False
+    """Run a release whose row is not yet checked upstream (synth warns)."""
+    scale_down_unneeded_minutes: Annotated[int, Field(ge=1, le=1440)] = 10
+    """How long an autoscaled GPU node must be unneeded before it is removed (`--scale-down-unneeded-time`)."""
