@@ -48,13 +48,20 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    if item.get_closest_marker("reference") is None:
-        return
+    if item.get_closest_marker("reference") is not None:
+        require_reference()
+
+
+def require_reference(path: Path | None = None) -> Path:
+    """``path`` (default ``REFERENCE``) when it exists; otherwise skip the test, or fail it under CI's checkout run."""
     missing = _reference_missing()
+    if missing is None and path is not None and not path.exists():
+        missing = f"reference material absent: {path} does not exist under {REFERENCE}"
     if missing is not None:
         if os.environ.get(REQUIRE_REFERENCE_ENV) == "1":
             pytest.fail(f"{missing} (and {REQUIRE_REFERENCE_ENV}=1 requires them)", pytrace=False)
         pytest.skip(missing)
+    return path or REFERENCE
 
 
 _reference_outcomes: dict[str, int] = {}
