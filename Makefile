@@ -7,7 +7,9 @@ PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt | cksum | cut -d' ' -f1)
-TEST_STAMP := $(VENV)/.installed-test-$(shell cat requirements.txt requirements-test.txt | cksum | cut -d' ' -f1)
+TEST_STAMP := $(VENV)/.installed-test-$(shell cat requirements.txt requirements-test.txt requirements-simulation.txt | cksum | cut -d' ' -f1)
+SIM_STAMP := $(VENV)/.installed-sim-$(shell cat requirements.txt requirements-simulation.txt | cksum | cut -d' ' -f1)
+LAUNCHER_STAMP := $(VENV)/.installed-launchers-$(shell cat requirements-launchers.txt | cksum | cut -d' ' -f1)
 NODE_STAMP := node_modules/.installed-$(shell cat package-lock.json | cksum | cut -d' ' -f1)
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
@@ -38,15 +40,25 @@ $(STAMP): requirements.txt
 	rm -f $(VENV)/.installed-* && touch $@
 
 # Test-only tools, on top of the synth set: `make synth` never installs them.
-$(TEST_STAMP): $(STAMP) requirements-test.txt
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-test.txt
+$(TEST_STAMP): $(STAMP) requirements-test.txt requirements-simulation.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-test.txt -r requirements-simulation.txt
 	rm -f $(VENV)/.installed-test-* && touch $@
+
+# The real launchers the gang templates are proven with (PyTorch CPU wheel): `make test` only.
+$(LAUNCHER_STAMP): $(TEST_STAMP) requirements-launchers.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-launchers.txt
+	rm -f $(VENV)/.installed-launchers-* && touch $@
+
+# Simulation and load-test tools (plots, progress bar), on top of the synth set: `make synth` never installs them.
+$(SIM_STAMP): $(STAMP) requirements-simulation.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-simulation.txt
+	rm -f $(VENV)/.installed-sim-* && touch $@
 
 $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-install: $(TEST_STAMP) $(NODE_STAMP)  ## Create .venv (synth and test tools) and node_modules from the pinned files
+install: $(TEST_STAMP) $(LAUNCHER_STAMP) $(NODE_STAMP)  ## Create .venv (synth and test tools) and node_modules from the pinned files
 
 synth: $(STAMP)  ## Synthesize ENV (or CONFIG) into cdk.out/ and dist/<env>/
 	$(PY) -m cli.synth $(SELECT) $(RUN_SELECT)
@@ -60,7 +72,7 @@ lint: $(TEST_STAMP)
 typecheck: $(TEST_STAMP)
 	$(VENV)/bin/mypy
 
-pytest: $(TEST_STAMP)
+pytest: $(TEST_STAMP) $(LAUNCHER_STAMP)
 	$(PY) -m pytest -q
 
 cdk-synth: $(STAMP) $(NODE_STAMP)  ## cdk synth through cdk.json (the CDK CLI way)
@@ -94,7 +106,7 @@ freshness: $(STAMP)  ## Fail when the committed dist/ differs from a fresh rende
 	$(PY) -m cli.freshness $(EXAMPLE_ENVS)
 
 # CI clusters: preflight before deploy, verification and the smoke test after (README "CI clusters").
-.PHONY: preflight verify smoke names cfn-lint
+.PHONY: preflight verify smoke names cfn-lint mpi-ssh-key
 
 preflight: $(STAMP)  ## Check ENV's quotas, instance offerings, reservations and EKS version in AWS
 	$(PY) -m cli.preflight $(SELECT) $(RUN_SELECT) $(ARGS)
@@ -105,6 +117,9 @@ verify: $(STAMP)  ## Check a deployed cluster serves what ENV declares (KUBECONF
 smoke: $(STAMP)  ## Submit small gangs to a live cluster and report; skips (exit 0) without a kubeconfig
 	$(PY) -m cli.smoke $(SELECT) $(RUN_SELECT) $(ARGS)
 
+mpi-ssh-key: $(STAMP)  ## A fresh SSH key Secret for MPI run RUN=<team>/<run>: make mpi-ssh-key RUN=... | kubectl apply -f -
+	@$(PY) -m cli.mpi_ssh_key $(SELECT) --run $(RUN)
+
 names: $(STAMP)  ## A run's physical names (stack, cluster, region) as key=value lines
 	@$(PY) -m cli.ephemeral $(SELECT) $(RUN_SELECT)
 
@@ -113,3 +128,17 @@ cfn-lint: $(TEST_STAMP)  ## cfn-lint every template in cdk.out/ (run after make 
 
 check: $(STAMP)  ## Gate consistency and static deadlock checks of ENV (JSON with JSON=1)
 	$(PY) -m cli.check $(SELECT) $(if $(JSON),--json)
+
+# What-if simulation and live load tests of a job mix (README "Simulation and load tests").
+.PHONY: simulate loadtest
+MIX ?= $(ENV)
+SEED ?= 1
+HOURS ?=
+SCALE ?=
+MINUTES ?=
+
+simulate: $(SIM_STAMP)  ## Simulate MIX (mixes/<MIX>.yaml) on ENV [SEED= HOURS=]; writes reports/<env>/<mix>/
+	$(PY) -m cli.simulate $(SELECT) --mix $(MIX) --seed $(SEED) $(if $(HOURS),--hours $(HOURS)) $(ARGS)
+
+loadtest: $(SIM_STAMP)  ## Submit MIX, scaled down, to a live cluster [SCALE= MINUTES=]; skips (exit 0) without a kubeconfig
+	$(PY) -m cli.loadtest $(SELECT) $(RUN_SELECT) --mix $(MIX) --seed $(SEED) $(if $(SCALE),--scale $(SCALE)) $(if $(MINUTES),--minutes $(MINUTES)) $(ARGS)

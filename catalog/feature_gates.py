@@ -74,6 +74,7 @@ _GATES: tuple[FeatureGate, ...] = (
             *_f("Workload", "spec"),
             *_f("PodGroup", "spec"),
             *_f("Pod", "spec.schedulingGroup"),
+            *_f("StatefulSet", "spec.template.spec.schedulingGroup"),
         ),
     ),
     FeatureGate(

@@ -4,7 +4,10 @@ A run renders the ``scheduling.k8s.io/v1beta1`` Workload, CompositePodGroups (wh
 hierarchical form is on), PodGroups pointing back with ``spec.workloadRef``,
 ResourceClaimTemplates on platform DeviceClasses, and the Pods that join their group
 with ``spec.schedulingGroup`` — or, for the Job variant, one indexed Job with
-``spec.scheduling`` whose controller creates the Workload and PodGroup itself.
+``spec.scheduling`` whose controller creates the Workload and PodGroup itself. Service runs'
+Pods come from StatefulSets (replaced when lost) under a PodDisruptionBudget. Every run has a
+headless Service its Pods take stable DNS names from; what each container runs and how it
+finds its peers comes from ``policy.launch.wiring``.
 """
 
 from __future__ import annotations
@@ -16,11 +19,15 @@ from constructs import Construct
 
 from catalog.efa import EFA_RESOURCE
 from catalog.labels import DOMAIN, ELASTIC_ANNOTATION
+from catalog.launchers import HOSTFILE_KEY, MPI_CONFIG_DIR, SHM_PATH, SSH_DIR
+from catalog.priority_tiers import DisruptionMode
 from charts.ordering import SYNC_WAVE, sync_wave
 from config.model import EnvironmentConfig
 from config.platform import GangTemplate, RunConfig
 from policy.cluster_autoscaler import GANG_POD_ANNOTATIONS
 from policy.gangs import SHARED_CLAIM, GangPlan, GroupPlan, Role, plan_gang
+from policy.launch import wiring
+from policy.launch.wiring import EnvVar, Launch, Probe, hostfile_name, ssh_secret_name
 
 ROOT_TEMPLATE = "gang"
 
@@ -106,26 +113,92 @@ def _claim_template_name(plan: GangPlan, role: Role) -> str:
     return f"{plan.workload_name}-{role.name}-gpus"
 
 
-def _pod_spec(plan: GangPlan, role: Role, *, pod_group: str | None, restart_policy: str) -> k8s.PodSpec:
-    efa = plan.efa_for(role.name)  # EFA devices, /dev/shm and libfabric settings on EFA pools
-    efa_requests = {EFA_RESOURCE: k8s.Quantity.from_number(efa.efa_devices)} if efa else {}
+def _env(var: EnvVar) -> k8s.EnvVar:
+    if var.field_path is not None:
+        return k8s.EnvVar(
+            name=var.name, value_from=k8s.EnvVarSource(field_ref=k8s.ObjectFieldSelector(field_path=var.field_path))
+        )
+    return k8s.EnvVar(name=var.name, value=var.value)
+
+
+def _probe(probe: Probe | None) -> k8s.Probe | None:
+    if probe is None:
+        return None
+    return k8s.Probe(
+        exec=k8s.ExecAction(command=list(probe.command)) if probe.command else None,
+        tcp_socket=k8s.TcpSocketAction(port=k8s.IntOrString.from_number(probe.tcp_port)) if probe.tcp_port else None,
+        period_seconds=5,
+    )
+
+
+def _volumes(plan: GangPlan, launch: Launch) -> tuple[list[k8s.Volume], list[k8s.VolumeMount]]:
+    """/dev/shm for data loaders, the checkpoint claim, and the MPI hostfile and SSH key files."""
+    volumes = [
+        k8s.Volume(
+            name="shm",
+            empty_dir=k8s.EmptyDirVolumeSource(
+                medium="Memory", size_limit=k8s.Quantity.from_string(f"{plan.shm_gib}Gi")
+            ),
+        )
+    ]
+    mounts = [k8s.VolumeMount(name="shm", mount_path=SHM_PATH)]
+    if plan.checkpoint is not None:
+        claim, path = plan.checkpoint
+        volumes.append(
+            k8s.Volume(
+                name="checkpoint", persistent_volume_claim=k8s.PersistentVolumeClaimVolumeSource(claim_name=claim)
+            )
+        )
+        mounts.append(k8s.VolumeMount(name="checkpoint", mount_path=path))
+    if launch.hostfile:
+        volumes.append(k8s.Volume(name="hostfile", config_map=k8s.ConfigMapVolumeSource(name=hostfile_name(plan))))
+        mounts.append(k8s.VolumeMount(name="hostfile", mount_path=MPI_CONFIG_DIR, read_only=True))
+    if launch.ssh_files:
+        items = [k8s.KeyToPath(key=f.key, path=f.path, mode=0o400) for f in launch.ssh_files]
+        volumes.append(
+            k8s.Volume(name="ssh", secret=k8s.SecretVolumeSource(secret_name=ssh_secret_name(plan), items=items))
+        )
+        mounts.append(k8s.VolumeMount(name="ssh", mount_path=SSH_DIR, read_only=True))
+    return volumes, mounts
+
+
+def _pod_spec(
+    plan: GangPlan, role: Role, *, pod_group: str | None, restart_policy: str, hostname: str | None = None
+) -> k8s.PodSpec:
+    """Every gang Pod's spec (bare Pods, Job and StatefulSet templates): the one place a Pod is shaped."""
     claims = []
     if role.gpus:
         claims.append(k8s.PodResourceClaim(name="gpus", resource_claim_template_name=_claim_template_name(plan, role)))
     if plan.shared_devices:
         claims.append(k8s.PodResourceClaim(name=SHARED_CLAIM, resource_claim_template_name=_shared_name(plan)))
+    launch = wiring.launch(plan, role)
+    volumes, mounts = _volumes(plan, launch)
+    efa = plan.efa_for(role.name)  # EFA devices and libfabric settings on EFA pools
+    efa_requests = {EFA_RESOURCE: k8s.Quantity.from_number(efa.efa_devices)} if efa else {}
+    env = [k8s.EnvVar(name="GANG_ROLE", value=role.name), k8s.EnvVar(name="GANG_WORKLOAD", value=plan.workload_name)]
+    env += [k8s.EnvVar(name=name, value=value) for name, value in (efa.env if efa else ())]
+    init = (
+        [
+            k8s.Container(
+                name="wait-for-workers", image=plan.image, command=list(launch.wait_command), volume_mounts=mounts
+            )
+        ]
+        if launch.wait_command
+        else None
+    )
     return k8s.PodSpec(
+        hostname=hostname,
+        subdomain=wiring.service_name(plan),
+        init_containers=init,
         containers=[
             k8s.Container(
                 name=role.name,
                 image=plan.image,
-                command=list(plan.command) or None,
-                env=[
-                    k8s.EnvVar(name="GANG_ROLE", value=role.name),
-                    k8s.EnvVar(name="GANG_WORKLOAD", value=plan.workload_name),
-                    *(k8s.EnvVar(name=name, value=value) for name, value in (efa.env if efa else ())),
-                ],
-                volume_mounts=[k8s.VolumeMount(name="dshm", mount_path="/dev/shm")] if efa else None,
+                command=list(launch.command) or None,
+                env=env + [_env(v) for v in launch.env],
+                ports=[k8s.ContainerPort(name=n, container_port=p) for n, p in launch.ports] or None,
+                readiness_probe=_probe(launch.readiness),
+                volume_mounts=mounts,
                 resources=k8s.ResourceRequirements(
                     requests={
                         "cpu": k8s.Quantity.from_number(role.cpu),
@@ -137,17 +210,8 @@ def _pod_spec(plan: GangPlan, role: Role, *, pod_group: str | None, restart_poli
                 ),
             )
         ],
+        volumes=volumes,
         resource_claims=claims or None,
-        volumes=[
-            k8s.Volume(
-                name="dshm",
-                empty_dir=k8s.EmptyDirVolumeSource(
-                    medium="Memory", size_limit=k8s.Quantity.from_string(f"{efa.shm_gib}Gi")
-                ),
-            )
-        ]
-        if efa
-        else None,
         scheduling_group=k8s.PodSchedulingGroup(pod_group_name=pod_group) if pod_group else None,
         priority_class_name=plan.tier.priority_class,
         tolerations=[_toleration(dict(t)) for t in plan.tolerations] if claims else None,
@@ -165,6 +229,7 @@ class _GangObjects:
     def render(self) -> None:
         plan = self.plan
         self._claim_templates()
+        self._network()
         if plan.job:
             self._job()
             return
@@ -259,23 +324,101 @@ class _GangObjects:
             ),
         )
 
+    def _network(self) -> None:
+        """The headless Service every Pod's stable name hangs off, plus the MPI hostfile."""
+        plan = self.plan
+        ports = sorted({p for role in plan.roles for p in wiring.launch(plan, role).ports})
+        self._headless(wiring.service_name(plan), None, ports, publish_not_ready=wiring.publishes_not_ready(plan))
+        if plan.template is GangTemplate.SERVICE and len(plan.roles) > 1:
+            self._headless(wiring.ready_service_name(plan), plan.roles[-1].name, [], publish_not_ready=False)
+        if plan.template is GangTemplate.MPI:
+            k8s.KubeConfigMap(
+                self.scope,
+                "Hostfile",
+                metadata=_meta(plan, hostfile_name(plan), "ConfigMap"),
+                data={HOSTFILE_KEY: wiring.hostfile(plan)},
+            )
+
+    def _headless(self, name: str, role: str | None, ports: list[tuple[str, int]], *, publish_not_ready: bool) -> None:
+        plan = self.plan
+        selector = {"app.kubernetes.io/part-of": plan.workload_name} | ({f"{DOMAIN}/role": role} if role else {})
+        k8s.KubeService(
+            self.scope,
+            f"Service-{name}",
+            metadata=_meta(plan, name, "Service"),
+            spec=k8s.ServiceSpec(
+                cluster_ip="None",
+                selector=selector,
+                publish_not_ready_addresses=publish_not_ready,
+                ports=[k8s.ServicePort(name=n, port=p, target_port=k8s.IntOrString.from_number(p)) for n, p in ports]
+                or None,
+            ),
+        )
+
     def _pods(self, group: GroupPlan, *, pod_group: str) -> None:
         plan = self.plan
-        restart = "Always" if plan.template is GangTemplate.SERVICE else "Never"
+        if plan.template is GangTemplate.SERVICE:
+            self._stateful_sets(group, pod_group=pod_group)
+            return
+        ranks = {(r.name, i): rank for r, i, rank in wiring.pod_ranks(plan)}
         for role in group.roles:
-            spec = _pod_spec(plan, role, pod_group=pod_group, restart_policy=restart)
             for index in range(role.replicas):
-                name = f"{plan.workload_name}-{role.name}-{index}"
+                name = wiring.pod_hostname(plan, role, index)
                 meta = _meta(plan, name, "Pod", role=role.name)
                 annotations = {**(meta.annotations or {}), **GANG_POD_ANNOTATIONS}
                 k8s.KubePod(
                     self.scope,
                     f"Pod-{role.name}-{index}",
                     metadata=k8s.ObjectMeta(
-                        name=name, namespace=meta.namespace, labels=meta.labels, annotations=annotations
+                        name=name,
+                        namespace=meta.namespace,
+                        labels={**(meta.labels or {}), wiring.RANK_LABEL: str(ranks[(role.name, index)])},
+                        annotations=annotations,
                     ),
-                    spec=spec,
+                    spec=_pod_spec(plan, role, pod_group=pod_group, restart_policy="Never", hostname=name),
                 )
+
+    def _stateful_sets(self, group: GroupPlan, *, pod_group: str) -> None:
+        """Service roles: a StatefulSet each (replaces lost Pods, keeps their names), all Pods created at once."""
+        plan = self.plan
+        for role in group.roles:
+            meta = _meta(plan, f"{plan.workload_name}-{role.name}", "StatefulSet", role=role.name)
+            selector = {"app.kubernetes.io/part-of": plan.workload_name, f"{DOMAIN}/role": role.name}
+            k8s.KubeStatefulSet(
+                self.scope,
+                f"StatefulSet-{role.name}",
+                metadata=meta,
+                spec=k8s.StatefulSetSpec(
+                    service_name=wiring.service_name(plan),
+                    replicas=role.replicas,
+                    # OrderedReady would create Pod 1 only once Pod 0 is ready, but Pod 0 cannot be
+                    # scheduled before the gang's minCount Pods exist: the gang would never start.
+                    pod_management_policy="Parallel",
+                    selector=k8s.LabelSelector(match_labels=selector),
+                    template=k8s.PodTemplateSpec(
+                        metadata=k8s.ObjectMeta(labels=meta.labels, annotations=dict(GANG_POD_ANNOTATIONS)),
+                        spec=_pod_spec(plan, role, pod_group=pod_group, restart_policy="Always"),
+                    ),
+                ),
+            )
+        if group is plan.groups[-1]:
+            self._disruption_budget()
+
+    def _disruption_budget(self) -> None:
+        """Voluntary evictions as the tier's disruption mode allows: none of a whole-gang (``all``) run."""
+        plan = self.plan
+        whole_gang = plan.tier.disruption_mode is DisruptionMode.ALL
+        k8s.KubePodDisruptionBudget(
+            self.scope,
+            "PodDisruptionBudget",
+            metadata=_meta(plan, plan.workload_name, "PodDisruptionBudget"),
+            spec=k8s.PodDisruptionBudgetSpec(
+                max_unavailable=k8s.IntOrString.from_number(0 if whole_gang else 1),
+                selector=k8s.LabelSelector(match_labels={"app.kubernetes.io/part-of": plan.workload_name}),
+                # A crash-looping Pod must not block node drains forever.
+                unhealthy_pod_eviction_policy="AlwaysAllow",
+            ),
+        )
 
     def _job(self) -> None:
         plan = self.plan
@@ -336,11 +479,11 @@ class _GangConstruct(Construct):
 
 
 class PyTorchGang(_GangConstruct):
-    """Distributed PyTorch: a coordinator (rank 0) and workers, all started together or not at all.
+    """Distributed PyTorch: ``replicas`` Pods running torchrun, all started together or not at all.
 
-    Flat form: one gang of coordinator + workers. Hierarchical form (``CompositePodGroup`` on):
-    a composite gang of the coordinator group and the workers group. Job form
-    (``WorkloadWithJob`` on, ``job: true``): one indexed Job whose index 0 is the coordinator.
+    Flat form: one gang of rank 0 (the coordinator Pod) + workers. Hierarchical form
+    (``CompositePodGroup`` on): a composite gang of the coordinator group and the workers group.
+    Job form (``WorkloadWithJob`` on, ``job: true``): one indexed Job whose index 0 is rank 0.
     """
 
     template = GangTemplate.PYTORCH
@@ -353,13 +496,13 @@ class MpiGang(_GangConstruct):
 
 
 class SparkBatch(_GangConstruct):
-    """Spark-like batch: the driver schedules alone (basic), executors as a gang of ``min_replicas``."""
+    """Spark-like batch: the driver and its executors admitted as one gang; executors reach the driver by name."""
 
     template = GangTemplate.SPARK
 
 
 class LeaderWorkerService(_GangConstruct):
-    """Long-running multi-Pod service: leader + workers, placed and disrupted as a whole."""
+    """Long-running multi-Pod service: StatefulSets of leader + workers, placed and disrupted as a whole."""
 
     template = GangTemplate.SERVICE
 

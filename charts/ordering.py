@@ -19,7 +19,11 @@ _WAVES = {
     "Workload": 0,
     "CompositePodGroup": 1,  # plus depth in the tree
     "PodGroup": 5,
+    "ConfigMap": 5,
+    "Service": 5,
+    "PodDisruptionBudget": 5,
     "Job": 10,
+    "StatefulSet": 10,
     "Pod": 10,
 }
 

@@ -11,6 +11,7 @@ from config.karpenter import KarpenterPoolConfig
 from config.model import EnvironmentConfig
 from policy.device_classes import selector_expression
 from policy.gangs import GangPlan
+from policy.launch.wiring import discovery, gang_pods, world_size
 from policy.node_pools import (
     efa_interfaces_per_node,
     max_nodes_in_zone,
@@ -118,6 +119,19 @@ def summary_markdown(env: EnvironmentConfig, plans: list[GangPlan], *, notes: Se
                 f"| {plan.team} | {plan.run} | `{plan.workload_name}` | {plan.template.value} | {plan.variant} | "
                 f"{groups} | `{plan.tier.priority_class}` | {plan.topology_key or '—'} | "
                 f"{plan.total_gpus}x `{plan.device_class.name}` |"
+            )
+    if plans:
+        lines += [
+            "",
+            "## Launch",
+            "",
+            "| team | run | Pods | GPUs per Pod | processes per Pod | world size | how the Pods find each other |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for plan in plans:
+            lines.append(
+                f"| {plan.team} | {plan.run} | {gang_pods(plan)} | {plan.roles[-1].gpus} | "
+                f"{plan.processes_per_pod} | {world_size(plan)} | {discovery(plan)} |"
             )
     if notes:
         lines += [

@@ -64,14 +64,24 @@ class SharedDevices(Model):
     """Devices in the shared claim."""
 
 
+class CheckpointVolume(Model):
+    """A PersistentVolumeClaim the team created (e.g. on FSx for Lustre or EFS), mounted in every Pod."""
+
+    claim_name: DnsLabel
+    """Name of the PersistentVolumeClaim in the team's namespace (ReadWriteMany for multi-Pod runs)."""
+    mount_path: Annotated[str, StringConstraints(pattern=r"^/[A-Za-z0-9._/-]*$", max_length=256)] = "/checkpoints"
+    """Where the volume appears in the containers."""
+
+
 class RunConfig(Model):
     """One team run (`teams/<team>/<run>.yaml`): the parameters a team may set, nothing more."""
 
     template: GangTemplate
     """Gang shape: `pytorch` (coordinator + workers), `mpi` (launcher + workers),
     `spark` (driver + executors) or `service` (leader + workers)."""
-    replicas: Annotated[int, Field(ge=1, le=1024)]
-    """Workers, executors or service workers (the coordinator/launcher/driver/leader comes on top)."""
+    replicas: Annotated[int, Field(ge=0, le=1024)]
+    """Pods in the gang for `pytorch` and `service` (rank 0 / the leader is one of them); workers for `mpi`
+    and executors for `spark` (the CPU-only launcher or driver comes on top)."""
     min_replicas: Annotated[int, Field(ge=1)] | None = None
     """Fewer replicas the gang may start with; requires `elastic: true`."""
     elastic: bool = False
@@ -89,7 +99,17 @@ class RunConfig(Model):
     image: Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+([._/:@-][a-zA-Z0-9_]+)*$", max_length=512)]
     """Container image (pin a digest or tag)."""
     command: tuple[str, ...] = ()
-    """Container command."""
+    """`pytorch`: the script and its arguments (the platform adds `torchrun` and its flags); `mpi`: the
+    program every rank runs (the platform adds `mpirun`, the hostfile and `-np`); `spark`, `service`: the
+    container command."""
+    processes_per_pod: Annotated[int, Field(ge=1, le=64)] | None = None
+    """Processes (ranks) each Pod starts: torchrun's `--nproc-per-node`, MPI slots; default GPUs per Pod (1 without)."""
+    shm_gib: Annotated[int, Field(ge=1, le=1024)] | None = None
+    """Size of the memory-backed `/dev/shm` for data loaders; default a quarter of the Pod's memory."""
+    checkpoint: CheckpointVolume | None = None
+    """A PersistentVolumeClaim for checkpoints, mounted in every Pod of the run."""
+    readiness_command: tuple[str, ...] = ()
+    """`service` (required): the command that says one Pod is ready; the leader is ready once every Pod is."""
     topology: TopologyPreference = TopologyPreference.ZONE
     """Keep the gang inside one zone (when topology-aware scheduling is on)."""
     job: bool = False

@@ -11,6 +11,7 @@ from config.files import read_yaml_file
 from config.load import REPO_ROOT, _display, validate_strictly
 from config.model import EnvironmentConfig
 from config.platform import GangTemplate, RunConfig, TopologyPreference
+from config.validate_launch import check_launch
 
 TEAMS_DIR = REPO_ROOT / "teams"
 
@@ -80,7 +81,13 @@ def parse_run(env: EnvironmentConfig, team: str, name: str, data: object) -> Run
     _check_name(name)
     run = validate_strictly(RunConfig, data)
     check_run(env, team, run)
+    check_launch(run, name=name, composite=_composite(env, run))
     return run
+
+
+def _composite(env: EnvironmentConfig, run: RunConfig) -> bool:
+    """Whether the run renders as a CompositePodGroup tree (asked for, and the gate is on)."""
+    return run.hierarchical and "CompositePodGroup" in env.feature_gates.control_plane
 
 
 def _check_name(name: str) -> None:
@@ -190,12 +197,13 @@ def check_run(env: EnvironmentConfig, team: str, run: RunConfig) -> None:
                 f"a gang that may start with fewer than replicas {run.replicas} must say so",
                 "set elastic: true, or drop min_replicas",
             )
-        composite = run.hierarchical and "CompositePodGroup" in env.feature_gates.control_plane
-        if run.min_replicas < run.replicas and run.template is not GangTemplate.SPARK and not composite:
+        # PyTorch and service count rank 0 / the leader in replicas; MPI and Spark add it on top.
+        flat_min = run.min_replicas + (run.template in (GangTemplate.MPI, GangTemplate.SPARK))
+        if run.min_replicas < run.replicas and not _composite(env, run):
             raise ConfigError(
                 "min_replicas",
                 run.min_replicas,
-                f"in one flat gang, {run.min_replicas + 1} workers could start without the {run.template.value} "
+                f"in one flat gang, {flat_min} workers could start without the {run.template.value} "
                 "coordinator (minCount counts pods, not roles)",
                 "set hierarchical: true (needs the CompositePodGroup gate) so the coordinator has its own group, "
                 "or drop min_replicas",

@@ -99,10 +99,24 @@ def _pod_gpu_shape(
     return None
 
 
+def pods(objects: Iterable[Obj]) -> list[Obj]:
+    """Pods as the API server will see them: the rendered ones and those each StatefulSet creates."""
+    found = []
+    for obj in objects:
+        if obj.get("kind") == "Pod":
+            found.append(obj)
+        elif obj.get("kind") == "StatefulSet":
+            template = obj["spec"]["template"]
+            for ordinal in range(int(obj["spec"].get("replicas", 1))):
+                metadata = {**template.get("metadata", {}), "namespace": _ns(obj), "name": f"{_name(obj)}-{ordinal}"}
+                found.append({"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": template["spec"]})
+    return found
+
+
 def _pods_by_group(objects: list[Obj]) -> dict[tuple[str, str], list[Obj]]:
     """Pods per (namespace, PodGroup) they join through ``spec.schedulingGroup``."""
     members: dict[tuple[str, str], list[Obj]] = defaultdict(list)
-    for pod in (o for o in objects if o.get("kind") == "Pod"):
+    for pod in pods(objects):
         group = pod["spec"].get("schedulingGroup", {}).get("podGroupName")
         if group:
             members[(_ns(pod), group)].append(pod)
@@ -208,7 +222,7 @@ def check_references(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]:
     workloads = _index(objects, "Workload")
     composites = _index(objects, "CompositePodGroup")
     found: list[Check] = []
-    for obj in objects:
+    for obj in [o for o in objects if o.get("kind") != "Pod"] + pods(objects):
         kind, ns = obj.get("kind"), _ns(obj)
         if kind == "Pod":
             group = obj["spec"].get("schedulingGroup", {}).get("podGroupName")
@@ -545,7 +559,7 @@ def check_tolerations(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]
     for obj in objects:
         if obj.get("kind") == "Pod":
             pod_spec = obj["spec"]
-        elif obj.get("kind") == "Job":
+        elif obj.get("kind") in ("Job", "StatefulSet"):
             pod_spec = obj["spec"]["template"]["spec"]
         else:
             continue
@@ -569,7 +583,7 @@ def check_tolerations(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]
 
 def _priority_classes(obj: Obj) -> set[str]:
     spec = obj.get("spec", {})
-    if obj.get("kind") == "Job":
+    if obj.get("kind") in ("Job", "StatefulSet"):
         spec = spec.get("template", {}).get("spec", {})
     names = {spec.get("priorityClassName")} if spec.get("priorityClassName") else set()
     stack = [*spec.get("podGroupTemplates", []), *spec.get("compositePodGroupTemplates", [])]

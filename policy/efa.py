@@ -51,20 +51,18 @@ def efa_device_plugin_values(env: EnvironmentConfig) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class EfaPodSettings:
-    """What a GPU pod on EFA nodes needs: its share of the node's EFA devices, shared memory, and libfabric."""
+    """What a GPU pod on EFA nodes needs: its share of the node's EFA devices and libfabric settings (every
+    gang pod already gets a memory-backed ``/dev/shm``, which NCCL's shared-memory transport needs)."""
 
     efa_devices: int
-    shm_gib: int
     env: tuple[tuple[str, str], ...]
 
 
-def efa_pod_settings(pools: list[GpuPoolConfig], *, gpus: int, memory_gib: int) -> EfaPodSettings | None:
+def efa_pod_settings(pools: list[GpuPoolConfig], *, gpus: int) -> EfaPodSettings | None:
     """EFA settings for a pod of ``gpus`` GPUs that only ``pools`` serve, or ``None`` when a serving pool has
     no EFA (the request would keep the pod off its nodes) or the pod has no GPU.
 
     - ``vpc.amazonaws.com/efa``: the pod's share of the node's interfaces, by its share of the node's GPUs.
-    - ``/dev/shm`` as a memory-backed volume (the container runtime's default is 64 MiB, too small for NCCL's
-      shared-memory transport): a quarter of the pod's memory, which it counts against.
     - ``FI_PROVIDER=efa`` and ``FI_EFA_FORK_SAFE=1`` (data loaders fork) as in the AWS EFA/NCCL guides;
       ``FI_EFA_USE_DEVICE_RDMA=1`` only where every type supports RDMA read (p4d, p5, p6; not g5).
     """
@@ -78,7 +76,7 @@ def efa_pod_settings(pools: list[GpuPoolConfig], *, gpus: int, memory_gib: int) 
     env = [("FI_EFA_FORK_SAFE", "1"), ("FI_PROVIDER", "efa")]
     if all(t.family not in _NO_RDMA_FAMILIES for t in types):
         env.append(("FI_EFA_USE_DEVICE_RDMA", "1"))
-    return EfaPodSettings(efa_devices=devices, shm_gib=max(1, memory_gib // 4), env=tuple(sorted(env)))
+    return EfaPodSettings(efa_devices=devices, env=tuple(sorted(env)))
 
 
 _NO_RDMA_FAMILIES = frozenset({"g5"})

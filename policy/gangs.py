@@ -17,6 +17,7 @@ from catalog.labels import ZONE_LABEL
 from catalog.priority_tiers import TIERS, TierSpec
 from config.model import EnvironmentConfig, GpuPoolConfig
 from config.platform import GangTemplate, RunConfig, TopologyPreference
+from config.validate_launch import processes_per_pod
 from policy.device_classes import pool_serves
 from policy.efa import EfaPodSettings, efa_pod_settings
 from policy.gates import effective_gates
@@ -77,6 +78,15 @@ class GangPlan:
     def efa_for(self, role: str) -> EfaPodSettings | None:
         return dict(self.efa).get(role)
 
+    processes_per_pod: int = 1
+    """Processes (ranks) each Pod starts: torchrun's ``--nproc-per-node``, the MPI hostfile's slots."""
+    shm_gib: int = 1
+    """Memory-backed ``/dev/shm`` of each Pod."""
+    checkpoint: tuple[str, str] | None = None
+    """PersistentVolumeClaim name and mount path, mounted in every Pod."""
+    readiness_command: tuple[str, ...] = ()
+    """A service Pod's own readiness check (the leader's adds the whole group)."""
+
     @cached_property
     def digest(self) -> str:
         """Hash of what lands in the objects' specs: shapes, policy, devices, image; not prose or names."""
@@ -93,6 +103,7 @@ class GangPlan:
             "image": self.image,
             "command": list(self.command),
             "tolerations": [dict(t) for t in self.tolerations],
+            "launch": [self.processes_per_pod, self.shm_gib, self.checkpoint, list(self.readiness_command)],
         }
         if self.efa:
             payload["efa"] = [[role, asdict(settings)] for role, settings in self.efa]
@@ -115,8 +126,13 @@ class GangPlan:
         return "job" if self.job else "composite" if self.composite else "flat"
 
 
+LEADS_ITS_GANG = (GangTemplate.PYTORCH, GangTemplate.SERVICE)
+"""Templates whose rank 0 / leader is one of ``replicas`` (same shape as the others); the
+CPU-only MPI launcher and Spark driver come on top of their workers."""
+
+
 def _leader_role(template: GangTemplate, run: RunConfig) -> Role:
-    """The single pod beside the workers; launchers and drivers need no GPU."""
+    """The single pod that the others find: rank 0, the leader, the launcher or the driver."""
     if template in (GangTemplate.MPI, GangTemplate.SPARK):
         name = "launcher" if template is GangTemplate.MPI else "driver"
         return Role(name, 1, 0, 2, 8)
@@ -133,22 +149,22 @@ _WORKER_NAMES = {
 
 
 def plan_groups(run: RunConfig, *, composite: bool) -> tuple[GroupPlan, ...]:
-    """The pod groups of a run. Spark's driver starts alone (basic); every other shape is one gang."""
+    """The pod groups of a run: one gang of every Pod, or (composite) a group for the leader and one for the rest."""
     leader = _leader_role(run.template, run)
+    on_top = run.template not in LEADS_ITS_GANG
+    minimum = run.min_replicas if run.min_replicas is not None else run.replicas
     workers = Role(
         _WORKER_NAMES[run.template].removesuffix("s"),
-        run.replicas,
+        run.replicas - (not on_top),
         run.gpus_per_replica,
         run.cpu_per_replica,
         run.memory_gib_per_replica,
     )
-    minimum = run.min_replicas if run.min_replicas is not None else run.replicas
-    worker_group = GroupPlan(_WORKER_NAMES[run.template], (workers,), minimum)
-    if run.template is GangTemplate.SPARK:
-        return (GroupPlan(leader.name, (leader,), None), worker_group)
     if composite:
+        worker_group = GroupPlan(_WORKER_NAMES[run.template], (workers,), minimum - (not on_top))
         return (GroupPlan(leader.name, (leader,), 1), worker_group)
-    return (GroupPlan("gang", (leader, workers), 1 + minimum),)
+    roles = (leader, workers) if workers.replicas else (leader,)
+    return (GroupPlan("gang", roles, minimum + on_top),)
 
 
 def pools_serving(env: EnvironmentConfig, spec: DeviceClassSpec) -> list[GpuPoolConfig]:
@@ -158,7 +174,7 @@ def pools_serving(env: EnvironmentConfig, spec: DeviceClassSpec) -> list[GpuPool
 
 def plan_gang(env: EnvironmentConfig, *, team: str, run_name: str, run: RunConfig) -> GangPlan:
     gates = effective_gates(env.feature_gates.control_plane)
-    composite = run.hierarchical and "CompositePodGroup" in gates and run.template is not GangTemplate.SPARK
+    composite = run.hierarchical and "CompositePodGroup" in gates
     job = run.job and "WorkloadWithJob" in gates and run.template is GangTemplate.PYTORCH
     topology = run.topology is TopologyPreference.ZONE and "TopologyAwareWorkloadScheduling" in gates
     spec = DEVICE_CLASSES[run.device_class]
@@ -169,7 +185,7 @@ def plan_gang(env: EnvironmentConfig, *, team: str, run_name: str, run: RunConfi
         role.name: settings
         for group in groups
         for role in group.roles
-        if (settings := efa_pod_settings(pools_serving(env, spec), gpus=role.gpus, memory_gib=role.memory_gib))
+        if (settings := efa_pod_settings(pools_serving(env, spec), gpus=role.gpus))
     }
     return GangPlan(
         team=team,
@@ -193,4 +209,8 @@ def plan_gang(env: EnvironmentConfig, *, team: str, run_name: str, run: RunConfi
         ),
         tolerations=tuple(tuple(sorted(t.items())) for t in tolerations_for(taints)),
         efa=tuple(sorted(efa.items())),
+        processes_per_pod=processes_per_pod(run),
+        shm_gib=run.shm_gib or max(1, run.memory_gib_per_replica // 4),
+        checkpoint=(run.checkpoint.claim_name, run.checkpoint.mount_path) if run.checkpoint else None,
+        readiness_command=run.readiness_command,
     )

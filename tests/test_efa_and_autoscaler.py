@@ -81,12 +81,12 @@ def test_interfaces_one_per_network_card_primary_efa() -> None:
 
 def test_pod_settings_share_a_nodes_efa_by_its_gpus() -> None:
     env = load_environment(name="dev")
-    settings = efa_pod_settings([env.gpu_pools[0]], gpus=4, memory_gib=800)
+    settings = efa_pod_settings([env.gpu_pools[0]], gpus=4)
     assert settings is not None
-    assert (settings.efa_devices, settings.shm_gib) == (16, 200)
+    assert settings.efa_devices == 16
     assert dict(settings.env) == {"FI_EFA_FORK_SAFE": "1", "FI_EFA_USE_DEVICE_RDMA": "1", "FI_PROVIDER": "efa"}
     no_efa = env.gpu_pools[0].model_copy(update={"efa": False})
-    assert efa_pod_settings([env.gpu_pools[0], no_efa], gpus=8, memory_gib=800) is None
+    assert efa_pod_settings([env.gpu_pools[0], no_efa], gpus=8) is None
 
 
 def _resources(synthesized: Synth, env: str, kind: str) -> list[dict[str, Any]]:

@@ -52,12 +52,13 @@ def _failures(checks: list[Check]) -> list[tuple[str, str, str]]:
 
 H100_RUN = {
     "template": "pytorch",
-    "replicas": 1,
+    "replicas": 2,
     "gpus_per_replica": 8,
     "device_class": "h100-80gb",
     "cpu_per_replica": 180,
     "memory_gib_per_replica": 1800,
     "image": "example/trainer:1",
+    "command": ["train.py"],
     "tier": "deadline",
 }
 
@@ -173,7 +174,7 @@ def test_fails_min_count_above_replicas() -> None:
 
 
 def test_fails_elastic_gang_without_acknowledgement() -> None:
-    objects = _objects(load_environment(name="dev"), run=H100_RUN | {"replicas": 1})
+    objects = _objects(load_environment(name="dev"), run=H100_RUN | {"replicas": 2})
     group = _find(objects, "PodGroup")
     group["spec"]["schedulingPolicy"]["gang"]["minCount"] = 1
     assert _failures(check_gang_size(load_environment(name="dev"), objects)) == [
@@ -187,7 +188,7 @@ def test_fails_elastic_gang_without_acknowledgement() -> None:
 
 def test_elastic_gang_with_acknowledgement_passes() -> None:
     env = load_environment(name="prod-example")
-    elastic = {"replicas": 3, "min_replicas": 1, "elastic": True, "hierarchical": True}
+    elastic = {"replicas": 4, "min_replicas": 2, "elastic": True, "hierarchical": True}
     objects = _objects(env, run=H100_RUN | elastic)
     assert check_gang_size(env, objects) == []
     workers = next(o for o in objects if o["kind"] == "PodGroup" and o["metadata"]["name"].endswith("-workers"))
@@ -256,7 +257,7 @@ def test_device_plugin_pools_do_not_serve_device_classes() -> None:
 
 def test_fails_gang_larger_than_any_zone() -> None:
     env = load_environment(name="dev")
-    objects = _objects(env, run=H100_RUN | {"replicas": 16})
+    objects = _objects(env, run=H100_RUN | {"replicas": 17})
     group = _find(objects, "PodGroup")
     assert _failures(check_capacity(env, objects)) == [
         (
@@ -277,7 +278,7 @@ def test_pod_larger_than_any_node_never_fits() -> None:
 
 def test_warns_when_elastic_replicas_exceed_the_domain() -> None:
     env = load_environment(name="prod-example")
-    elastic = {"replicas": 20, "min_replicas": 10, "elastic": True, "hierarchical": True}
+    elastic = {"replicas": 21, "min_replicas": 11, "elastic": True, "hierarchical": True}
     objects = _objects(env, run=H100_RUN | elastic)
     (warning,) = [c for c in check_capacity(env, objects) if c.status is Status.WARN]
     assert warning.subject.startswith("CompositePodGroup/team-llm-research/run-")
@@ -395,7 +396,7 @@ def test_scenario_tainted_devices_without_tolerations() -> None:
 
 def test_scenario_competing_high_priority_gangs() -> None:
     env = load_environment(name="dev")
-    objects = _objects(env, first=H100_RUN | {"replicas": 9}, second=H100_RUN | {"replicas": 9})
+    objects = _objects(env, first=H100_RUN | {"replicas": 10}, second=H100_RUN | {"replicas": 10})
     assert _failures(run_checks(env, objects)) == []
     (warning,) = [c for c in check_competition(env, objects) if c.status is Status.WARN]
     assert warning.subject == "h100-80gb.gpu-platform.io"
@@ -437,7 +438,8 @@ def test_fails_shared_claim_whose_group_cannot_fit_one_node() -> None:
     env = load_environment(name="prod-example")
     service = {
         "template": "service",
-        "replicas": 30,
+        "replicas": 31,
+        "readiness_command": ["true"],
         "gpus_per_replica": 0,
         "device_class": "hopper-or-newer",
         "cpu_per_replica": 8,
@@ -491,6 +493,7 @@ def test_cpu_only_members_count_towards_the_gang_minimum_first() -> None:
         "cpu_per_replica": 180,
         "memory_gib_per_replica": 1800,
         "image": "example/mpi:1",
+        "command": ["python", "train.py"],
     }
     objects = _objects(env, run=mpi)  # launcher + 16 workers: minCount 17, but only 16 need GPUs
     assert check_capacity(env, objects) == []

@@ -17,6 +17,7 @@ from charts.render import output_files, render_cluster_objects, render_environme
 from config import ConfigError, load_environment
 from config.teams import parse_run
 from policy.cel import device_matches
+from policy.deadlocks import pods as member_pods
 from policy.device_classes import (
     MIG_PROFILES,
     models_selected,
@@ -166,19 +167,26 @@ def test_hierarchical_form_when_the_gate_is_on() -> None:
 
 def test_job_form_uses_spec_scheduling_and_no_workload() -> None:
     objects = _objects("dev", "llm-research", "finetune-8b")
-    assert {o["kind"] for o in objects} == {"Job", "ResourceClaimTemplate"}
+    assert {o["kind"] for o in objects} == {"Job", "ResourceClaimTemplate", "Service"}
     job = _one(objects, "Job")
     assert job["spec"]["scheduling"]["schedulingPolicy"] == {"gang": {"minCount": 2}}
     assert job["spec"]["parallelism"] == job["spec"]["completions"] == 2
 
 
-def test_spark_driver_is_basic_and_executors_an_elastic_gang() -> None:
+def test_spark_driver_and_executors_are_admitted_as_one_gang() -> None:
     objects = _objects("prod-example", "data-eng", "feature-backfill")
-    templates = _one(objects, "Workload")["spec"]["podGroupTemplates"]
-    assert [(t["name"], t["schedulingPolicy"]) for t in templates] == [
-        ("driver", {"basic": {}}),
+    (root,) = _one(objects, "Workload")["spec"]["compositePodGroupTemplates"]
+    assert root["schedulingPolicy"] == {"gang": {"minGroupCount": 2}}
+    assert [(t["name"], t["schedulingPolicy"]) for t in root["podGroupTemplates"]] == [
+        ("driver", {"gang": {"minCount": 1}}),
         ("executors", {"gang": {"minCount": 6}}),
     ]
+    service = _one(objects, "Service")
+    driver = next(o for o in objects if o["kind"] == "Pod" and o["metadata"]["name"].endswith("-driver-0"))
+    executor = next(o for o in objects if o["kind"] == "Pod" and o["metadata"]["name"].endswith("-executor-0"))
+    address = f"{driver['spec']['hostname']}.{service['metadata']['name']}.team-data-eng.svc.cluster.local"
+    assert driver["spec"]["subdomain"] == executor["spec"]["subdomain"] == service["metadata"]["name"]
+    assert {"name": "DRIVER_HOST", "value": address} in executor["spec"]["containers"][0]["env"]
     claims = _one([o for o in objects if o["metadata"]["name"].endswith("executor-gpus")], "ResourceClaimTemplate")
     assert claims["spec"]["spec"]["devices"]["requests"][0]["exactly"]["deviceClassName"] == (
         "mig-1g-10gb.gpu-platform.io"
@@ -273,7 +281,9 @@ def test_team_run_errors_name_the_file(tmp_path: Path) -> None:
     (tmp_path / "vision" / "sweep.yaml").write_text("template: mpi\nreplicas: 0\nimage: example/app:1\n")
     with pytest.raises(ConfigError) as caught:
         load_team_runs(load_environment(name="dev"), teams_dir=tmp_path)
-    assert caught.value.line().startswith(f"{tmp_path}/vision/sweep.yaml: replicas: Input should be greater than")
+    assert caught.value.line() == (
+        f"{tmp_path}/vision/sweep.yaml: replicas: a mpi run needs at least one worker (got 0); fix: set replicas >= 1"
+    )
 
 
 # Semantic rules the schemas do not check.
@@ -381,7 +391,8 @@ def test_check_objects_names_the_object() -> None:
 
 SHARED_GPU_SERVICE = {
     "template": "service",
-    "replicas": 2,
+    "replicas": 3,
+    "readiness_command": ["true"],
     "gpus_per_replica": 0,
     "device_class": "hopper-or-newer",
     "cpu_per_replica": 8,
@@ -411,7 +422,7 @@ def test_shared_devices_are_claimed_once_per_pod_group_and_consumed_by_its_pods(
         "count": 1,
         "deviceClassName": "hopper-or-newer.gpu-platform.io",
     }
-    pods = [o for o in objects if o["kind"] == "Pod"]
+    pods = member_pods(objects)  # the StatefulSets' Pods
     assert len(pods) == 3
     for pod in pods:
         assert pod["spec"]["resourceClaims"] == shared

@@ -62,7 +62,7 @@ def test_fails_gang_that_needs_nodes_nobody_adds() -> None:
     # dev's H100 pool as it used to be (0..16, nothing scaling it), now autoscaled with one node up:
     # the deadline gang preempts, so Cluster Autoscaler cannot scale for it.
     env = env_from(_dev(scaling="autoscaled", min_size=1))
-    objects = _objects(env, run=H100_RUN | {"replicas": 15, "topology": "zone"})
+    objects = _objects(env, run=H100_RUN | {"replicas": 16, "topology": "zone"})
     group = _find(objects, "PodGroup")
     assert _failures(check_capacity(env, objects)) == [
         (
@@ -78,7 +78,7 @@ def test_fails_gang_that_needs_nodes_nobody_adds() -> None:
 
 def test_non_preempting_gang_can_rely_on_autoscaled_headroom() -> None:
     env = env_from(_dev(scaling="autoscaled", min_size=1))
-    objects = _objects(env, run=H100_RUN | {"replicas": 15, "topology": "zone", "tier": "opportunistic"})
+    objects = _objects(env, run=H100_RUN | {"replicas": 16, "topology": "zone", "tier": "opportunistic"})
     assert [c for c in check_capacity(env, objects) if c.status is not Status.OK] == []
 
 
@@ -94,7 +94,7 @@ L40S_RUN = H100_RUN | {
     "cpu_per_replica": 40,
     "memory_gib_per_replica": 300,
     "tier": "standard",
-    "replicas": 3,
+    "replicas": 4,
 }
 
 
@@ -127,7 +127,7 @@ def test_warns_gang_that_waits_for_nodes_from_zero(monkeypatch: pytest.MonkeyPat
 
 def test_competition_counts_reachable_capacity() -> None:
     env = env_from(_dev(scaling="autoscaled", min_size=2))
-    run = H100_RUN | {"replicas": 1, "topology": "zone"}
+    run = H100_RUN | {"replicas": 2, "topology": "zone"}
     objects = _objects(env, a=run, b=run)
     (warning,) = [c for c in check_competition(env, objects) if c.status is Status.WARN]
     assert warning.detail.startswith("high-priority gangs need 4 pods together but one zone holds 2: ")

@@ -210,7 +210,7 @@ def test_acknowledged_unverified_release_warns_on_stderr_and_in_cdk(
 
     from stacks.karpenter import warn_if_unsupported
 
-    stack = Stack(App(), "UnverifiedProbe")
+    stack = Stack(App(builtin_cloud_formation_validation=False), "UnverifiedProbe")
     warn_if_unsupported(stack, example_env())
     assert capsys.readouterr().err.splitlines() == [
         "warning: karpenter.version: the compatibility row Karpenter 1.15.0 (Kubernetes 1.29-1.37, DRA) is an "
@@ -222,7 +222,7 @@ def test_acknowledged_unverified_release_warns_on_stderr_and_in_cdk(
     # Once the row is verified, the same environment synthesizes without a word.
     pinned = KARPENTER_RELEASES["1.15.0"]
     monkeypatch.setitem(KARPENTER_RELEASES, "1.15.0", dataclasses.replace(pinned, verified=True))
-    quiet = Stack(App(), "VerifiedProbe")
+    quiet = Stack(App(builtin_cloud_formation_validation=False), "VerifiedProbe")
     warn_if_unsupported(quiet, example_env())
     assert capsys.readouterr().err == ""
     Annotations.from_stack(quiet).has_no_warning("*", Match.any_value())

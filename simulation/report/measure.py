@@ -1,0 +1,159 @@
+"""A simulation's measurements, keyed by the gang exporter's metric names and labels.
+
+A report row and a dashboard panel mean the same thing: ``gang_podgroup_time_to_scheduled_seconds``
+by ``priority_class``, ``gang_podgroups_pending`` by ``priority_class``,
+``gang_podgroup_preemptions_total`` by the group labels, ``gang_resourceclaim_allocation_failures_total``
+by ``device_class`` and ``gang_node_allocatable_gpus`` by ``zone``, ``instance_type`` and ``gpu_model``.
+Percentiles are nearest-rank over the gangs that started (``simulation.engine.rules.percentile``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from catalog.priority_tiers import TIERS
+from observability.rules import (
+    ALLOCATION_FAILURES_TOTAL,
+    GROUP_BY,
+    PENDING_GROUPS,
+    PREEMPTIONS_TOTAL,
+    TIME_TO_SCHEDULED_BUCKET,
+)
+from simulation.engine.rules import percentile
+from simulation.engine.simulate import NEVER_STARTED_REASONS, JobOutcome, SimulationResult
+
+TIME_TO_SCHEDULED = TIME_TO_SCHEDULED_BUCKET.removesuffix("_bucket")
+GROUP_LABELS = tuple(GROUP_BY.split(", "))
+ALLOCATABLE_GPUS = "gang_node_allocatable_gpus"
+"""The exporter's GPU capacity gauge (``exporter/gang_exporter/collector.py``; a test keeps them equal)."""
+ALLOCATED_GPUS = "allocated_gpus"
+"""GPUs held by pods, by zone and GPU model (the simulation's own; the exporter counts capacity)."""
+PRIORITY_ORDER = [spec.priority_class for spec in sorted(TIERS.values(), key=lambda s: -s.value)]
+
+
+def _hours(seconds: float) -> float:
+    return round(seconds / 3600, 3)
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
+
+
+def _group_labels(job: JobOutcome) -> dict[str, str]:
+    request = job.request
+    values = (request.namespace, request.name, request.name, request.template, request.priority_class)
+    return dict(zip(GROUP_LABELS, values, strict=True))
+
+
+def _classes(jobs: list[JobOutcome]) -> list[str]:
+    present = {j.request.priority_class for j in jobs}
+    return [pc for pc in PRIORITY_ORDER if pc in present]
+
+
+def time_to_scheduled(jobs: list[JobOutcome]) -> list[dict[str, Any]]:
+    rows = []
+    for priority_class in _classes(jobs):
+        mine = [j for j in jobs if j.request.priority_class == priority_class]
+        waits = [j.scheduled_seconds - j.request.arrival_seconds for j in mine if j.scheduled_seconds is not None]
+        rows.append(
+            {
+                "priority_class": priority_class,
+                "groups": len(mine),
+                "scheduled": len(waits),
+                "p50": _round(percentile(waits, 0.5)),
+                "p95": _round(percentile(waits, 0.95)),
+                "max": _round(max(waits, default=None)),
+            }
+        )
+    return rows
+
+
+def preemptions(jobs: list[JobOutcome]) -> dict[str, Any]:
+    by_class = []
+    for priority_class in _classes(jobs):
+        counts = [j.preemptions for j in jobs if j.request.priority_class == priority_class]
+        by_class.append(
+            {
+                "priority_class": priority_class,
+                "groups": len(counts),
+                "groups_preempted": sum(1 for c in counts if c),
+                "preemptions": sum(counts),
+                "max_per_group": max(counts, default=0),
+            }
+        )
+    groups = [
+        {**_group_labels(j), "value": j.preemptions}
+        for j in sorted(jobs, key=lambda j: (-j.preemptions, j.request.name))
+        if j.preemptions
+    ]
+    return {"by_priority_class": by_class, "groups": groups}
+
+
+def never_started(jobs: list[JobOutcome]) -> list[dict[str, Any]]:
+    rows: dict[tuple[str, str, str], list[JobOutcome]] = {}
+    for job in jobs:
+        if job.never_started is not None:
+            key = (job.never_started.value, job.request.priority_class, job.request.job_class)
+            rows.setdefault(key, []).append(job)
+    return [
+        {
+            "reason": reason,
+            "priority_class": pc,
+            "job_class": job_class,
+            "groups": len(found),
+            "example": found[0].request.name,
+            "gpus": found[0].request.gpus,
+        }
+        for (reason, pc, job_class), found in sorted(rows.items())
+    ]
+
+
+def measurements(result: SimulationResult) -> dict[str, Any]:
+    """The JSON of one mode's run."""
+    samples = result.samples
+    seconds = [s.seconds for s in samples]
+    classes = _classes(result.jobs)
+    pending = {pc: [s.pending_by_priority_class.get(pc, 0) for s in samples] for pc in classes}
+    zones_models = sorted({k for s in samples for k in s.allocated_gpus})
+    allocated = [
+        {
+            "zone": zone,
+            "gpu_model": model,
+            "values": [round(s.allocated_gpus.get((zone, model), 0.0), 3) for s in samples],
+        }
+        for zone, model in zones_models
+    ]
+    capacity_keys = sorted({k for s in samples for k in s.allocatable_gpus})
+    capacity = [
+        {
+            "zone": zone,
+            "instance_type": instance,
+            "gpu_model": model,
+            "max": max(s.allocatable_gpus.get((zone, instance, model), 0.0) for s in samples),
+            "values": [s.allocatable_gpus.get((zone, instance, model), 0.0) for s in samples],
+        }
+        for zone, instance, model in capacity_keys
+    ]
+    requested = sum(
+        r.gpus * (r.duration_seconds or (result.horizon_seconds - r.arrival_seconds))
+        for r in (j.request for j in result.jobs)
+    )
+    return {
+        "mode": result.mode.value,
+        "groups": len(result.jobs),
+        TIME_TO_SCHEDULED: time_to_scheduled(result.jobs),
+        PENDING_GROUPS: {"seconds": seconds, "by_priority_class": pending},
+        PREEMPTIONS_TOTAL: preemptions(result.jobs),
+        ALLOCATION_FAILURES_TOTAL: [{"device_class": dc, "value": n} for dc, n in result.allocation_failures.items()],
+        ALLOCATED_GPUS: {"seconds": seconds, "series": allocated},
+        ALLOCATABLE_GPUS: {"seconds": seconds, "series": capacity},
+        "never_started": never_started(result.jobs),
+        "gpu_hours": {
+            "requested": _hours(requested),
+            "running": _hours(result.busy_gpu_seconds),
+            "held_idle_by_partial_starts": _hours(result.idle_held_gpu_seconds),
+            "lost_to_preemption": _hours(result.preempted_gpu_seconds),
+        },
+        "nodes_added": result.nodes_added,
+        "reasons": {r.value: text for r, text in NEVER_STARTED_REASONS.items()},
+    }

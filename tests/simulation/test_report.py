@@ -1,0 +1,103 @@
+"""The report: exporter metric names and labels, same seed same bytes, and the command's exits."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cli import simulate as simulate_cli
+from config.load import load_environment
+from observability.rules import ALLOCATION_FAILURES_TOTAL, GROUP_BY, PENDING_GROUPS, PREEMPTIONS_TOTAL
+from simulation.mix.load import MIXES_DIR, load_mix
+from simulation.report.measure import ALLOCATABLE_GPUS, GROUP_LABELS, TIME_TO_SCHEDULED
+from simulation.whatif import REPORT_JSON, REPORT_MD, what_if, write_report
+
+
+def test_metric_names_and_labels_are_the_exporters() -> None:
+    collector = pytest.importorskip("exporter.gang_exporter.collector")
+    assert collector.TIME_TO_SCHEDULED == TIME_TO_SCHEDULED
+    assert collector.PENDING_GROUPS == PENDING_GROUPS
+    assert f"{collector.PREEMPTIONS}_total" == PREEMPTIONS_TOTAL
+    assert f"{collector.ALLOCATION_FAILURES}_total" == ALLOCATION_FAILURES_TOTAL
+    assert collector.ALLOCATABLE_GPUS == ALLOCATABLE_GPUS
+    assert collector.GROUP_LABELS == GROUP_LABELS == tuple(GROUP_BY.split(", "))
+
+
+def report_for(seed: int, hours: float = 24) -> dict[str, object]:
+    env = load_environment(name="dev")
+    mix = load_mix(env, name="dev")
+    return what_if(env, mix, mix_name="dev", mix_dir=MIXES_DIR, seed=seed, hours=hours)
+
+
+def test_report_rows_carry_the_exporters_labels() -> None:
+    report = report_for(1)
+    gang = report["modes"]["gang"]  # type: ignore[index]
+    assert {r["priority_class"] for r in gang[TIME_TO_SCHEDULED]} <= {
+        "gpu-deadline",
+        "gpu-standard",
+        "gpu-opportunistic",
+    }
+    for row in gang[PREEMPTIONS_TOTAL]["groups"]:
+        assert set(row) == {*GROUP_LABELS, "value"}
+    assert all(r["device_class"].endswith(".gpu-platform.io") for r in gang[ALLOCATION_FAILURES_TOTAL])
+    assert {tuple(sorted(s)) for s in gang[ALLOCATABLE_GPUS]["series"]} == {
+        ("gpu_model", "instance_type", "max", "values", "zone")
+    }
+
+
+def test_same_seed_same_report_bytes(tmp_path: Path) -> None:
+    first = write_report(report_for(3), tmp_path / "a")
+    second = write_report(report_for(3), tmp_path / "b")
+    assert [p.name for p in first] == [p.name for p in second]
+    for a, b in zip(first, second, strict=True):
+        assert a.read_bytes() == b.read_bytes(), a.name
+    assert report_for(3) != report_for(4)
+
+
+def test_report_embeds_its_plots(tmp_path: Path) -> None:
+    written = write_report(report_for(1, hours=6), tmp_path)
+    markdown = (tmp_path / REPORT_MD).read_text()
+    assert "{'" not in markdown  # every cell a value, never a row's dict
+    for png in (p for p in written if p.suffix == ".png"):
+        assert f"]({png.name})" in markdown
+        assert png.read_bytes().startswith(b"\x89PNG")
+    assert json.loads((tmp_path / REPORT_JSON).read_text())["title"]["hours"] == 6
+
+
+def test_simulate_writes_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert simulate_cli.main(["--env", "ci", "--mix", "ci", "--hours", "2", "--out", str(tmp_path), "--quiet"]) == 0
+    assert (tmp_path / REPORT_MD).is_file()
+    assert capsys.readouterr().out.startswith("simulate ci/ci seed 1: ")
+
+
+def test_fails_simulate_unknown_mix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert simulate_cli.main(["--env", "dev", "--mix", "nope", "--out", str(tmp_path), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: mix: no such mix (got 'nope'); fix: use one of ")
+    assert not any(tmp_path.iterdir())
+
+
+def test_fails_simulate_mix_of_another_environment(capsys: pytest.CaptureFixture[str]) -> None:
+    assert simulate_cli.main(["--env", "ci", "--mix", "dev", "--quiet"]) == 2
+    assert capsys.readouterr().err == (
+        "error: mixes/dev.yaml: classes[0].team: no such team in ci (teams: platform-smoke) (got 'llm-research'); "
+        "fix: name a team of platform.teams, or drop team\n"
+    )
+
+
+def test_fails_simulate_hours_not_positive(capsys: pytest.CaptureFixture[str]) -> None:
+    assert simulate_cli.main(["--env", "ci", "--hours", "0", "--quiet"]) == 2
+    assert capsys.readouterr().err == (
+        "error: --hours: not a positive number of hours (got 0.0); fix: pass e.g. HOURS=24\n"
+    )
+
+
+def test_committed_example_report_is_fresh(tmp_path: Path) -> None:
+    """``docs/simulation/dev/`` is ``make simulate ENV=dev MIX=dev HOURS=48`` (regenerate with ``ARGS=--out ...``)."""
+    committed = Path(__file__).resolve().parents[2] / "docs" / "simulation" / "dev"
+    for path in write_report(report_for(1, hours=48), tmp_path):
+        if path.suffix == ".png":
+            continue  # pixels depend on the font rasteriser; the numbers behind them are in report.json
+        assert path.read_bytes() == (committed / path.name).read_bytes(), f"regenerate {path.name}"
