@@ -12,7 +12,13 @@ from config.teams import load_team_runs, parse_run, unnamed_team_directories
 from config.validate_limits import acknowledgement_warnings
 from tests.conftest import env_from
 
-RUN = {"template": "pytorch", "replicas": 2, "gpus_per_replica": 8, "image": "example/train:1"}
+RUN = {
+    "template": "pytorch",
+    "replicas": 2,
+    "gpus_per_replica": 8,
+    "image": "example/train:1",
+    "command": ["train.py"],
+}
 
 
 def _fails(data: dict[str, Any]) -> str:
