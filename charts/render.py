@@ -26,7 +26,7 @@ from charts.summary import summary_markdown
 from charts.yaml_output import dump_objects
 from config.errors import ConfigError
 from config.model import EnvironmentConfig
-from config.teams import TeamRun, load_team_runs
+from config.teams import TeamRun, load_team_runs, unhonoured_settings
 from observability.dashboard import dashboard_json
 from policy.gangs import GangPlan
 from policy.karpenter import karpenter_objects
@@ -43,6 +43,8 @@ class RenderedEnvironment:
     plans: list[GangPlan] = field(default_factory=list)
     cluster_files: tuple[str, ...] = ()
     """Files the cluster stack deploys (cluster-scoped platform objects)."""
+    notes: list[str] = field(default_factory=list)
+    """Run settings rendered without effect (``config.teams.unhonoured_settings``), one line each."""
 
     def cluster_scoped(self) -> dict[str, Objects]:
         return {path: self.files[path] for path in self.cluster_files}
@@ -117,6 +119,7 @@ def render_environment(
         objects, plan = render_team_run(app, env, team_run)
         rendered.files[f"teams/{team_run.team}/{team_run.name}.yaml"] = objects
         rendered.plans.append(plan)
+        rendered.notes += [f"{team_run.source}: {s.note()}" for s in unhonoured_settings(env, team_run.run)]
     return rendered
 
 
@@ -140,7 +143,7 @@ def render_checked(env: EnvironmentConfig, *, team_runs: list[TeamRun] | None = 
 def output_files(env: EnvironmentConfig, rendered: RenderedEnvironment) -> dict[str, str]:
     """File path -> text, including the reviewers' SUMMARY.md."""
     files = {path: dump_objects(objs) for path, objs in sorted(rendered.files.items())}
-    files["SUMMARY.md"] = summary_markdown(env, rendered.plans)
+    files["SUMMARY.md"] = summary_markdown(env, rendered.plans, notes=rendered.notes)
     if env.observability.enabled:
         files["grafana-dashboard.json"] = dashboard_json()
     return files

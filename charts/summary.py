@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from catalog.device_classes import DEVICE_CLASSES
 from catalog.instances import INSTANCE_TYPES
 from catalog.priority_tiers import TIERS
@@ -76,7 +78,7 @@ def _pool_lines(env: EnvironmentConfig) -> list[str]:
     return [*lines, ""]
 
 
-def summary_markdown(env: EnvironmentConfig, plans: list[GangPlan]) -> str:
+def summary_markdown(env: EnvironmentConfig, plans: list[GangPlan], *, notes: Sequence[str] = ()) -> str:
     allowed = _tier_namespaces(env)
     lines = [
         f"# Platform objects: {env.name}",
@@ -131,6 +133,15 @@ def summary_markdown(env: EnvironmentConfig, plans: list[GangPlan]) -> str:
                 f"| {plan.team} | {plan.run} | {gang_pods(plan)} | {plan.roles[-1].gpus} | "
                 f"{plan.processes_per_pod} | {world_size(plan)} | {discovery(plan)} |"
             )
+    if notes:
+        lines += [
+            "",
+            "## Settings not honoured",
+            "",
+            "Rendered without them (a `warning:` line at synth and render):",
+            "",
+        ]
+        lines += [f"- {note}" for note in notes]
     composites = [p for p in plans if p.composite]
     if composites:
         lines += ["", "## Composite trees"]

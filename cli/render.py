@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,7 @@ from config.load import REPO_ROOT  # noqa: E402
 
 if TYPE_CHECKING:
     from charts.render import RenderedEnvironment
+    from config.teams import TeamRun
 
 
 def write_dist(
@@ -31,17 +33,15 @@ def write_dist(
     dist_root: Path,
     rendered: RenderedEnvironment | None = None,
     *,
-    teams_dir: Path | None = None,
+    team_runs: list[TeamRun] | None = None,
 ) -> Path:
-    """Render and check ``env`` (unless ``rendered`` is given) and replace ``dist_root/<env>/``.
-
-    ``teams_dir``: read team runs from there instead of ``teams/``.
-    """
+    """Render and check ``env`` (unless ``rendered`` is given) and replace ``dist_root/<env>/``."""
     from charts.render import output_files, render_checked
-    from config.teams import load_team_runs
 
-    runs = None if teams_dir is None else load_team_runs(env, teams_dir=teams_dir)
-    files = output_files(env, rendered or render_checked(env, team_runs=runs))
+    rendered = rendered or render_checked(env, team_runs=team_runs)
+    for note in rendered.notes:
+        print(f"warning: {note}", file=sys.stderr)
+    files = output_files(env, rendered)
     target = dist_root / env.name
     with replace_dir_on_success(target) as staging:
         for relative, text in files.items():
@@ -60,7 +60,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         env = load_environment(name=args.env or None, path=args.config or None)
-        target = write_dist(env, Path(args.dist), teams_dir=Path(args.teams) if args.teams else None)
+        runs = None
+        if args.teams:
+            from config.teams import load_team_runs
+
+            runs = load_team_runs(env, teams_dir=Path(args.teams))
+        target = write_dist(env, Path(args.dist), team_runs=runs)
     except ConfigError as error:
         return error.report()
     print(f"rendered {env.name}: {target}")

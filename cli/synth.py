@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import signal
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -26,6 +27,7 @@ from config.load import REPO_ROOT
 
 if TYPE_CHECKING:
     from charts.render import Objects
+    from config.teams import TeamRun
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -36,6 +38,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--admin-arn", action="append", default=[], help="extra cluster admin for the run")
     parser.add_argument("--cdk-out", default=str(REPO_ROOT / "cdk.out"), help="CloudFormation output directory")
     parser.add_argument("--dist", default=str(REPO_ROOT / "dist"), help="Kubernetes YAML output root")
+    parser.add_argument("--teams", default=str(REPO_ROOT / "teams"), help="team run files (teams/<team>/<run>.yaml)")
     return parser.parse_args(argv)
 
 
@@ -63,15 +66,25 @@ def synth_cloudformation(
     return cdk_warnings(app.synth())
 
 
-def _render_dist(env: EnvironmentConfig, staging_root: Path) -> None:
+def _render_dist(env: EnvironmentConfig, staging_root: Path, team_runs: list[TeamRun]) -> None:
     """Child process: render, check and write ``staging_root/<env>``; the exit code is the verdict."""
     from cli.render import write_dist
 
+    # Stopped early (the CloudFormation side failed): stop this process's jsii runtime too.
+    signal.signal(signal.SIGTERM, lambda *_: exit_now(1))
     try:
-        write_dist(env, staging_root)
+        write_dist(env, staging_root, team_runs=team_runs)
     except ConfigError as error:
         exit_now(error.report())
     exit_now(0)
+
+
+def _warn(env: EnvironmentConfig, teams_dir: Path) -> None:
+    from config.teams import unnamed_team_directories
+    from config.validate_limits import acknowledgement_warnings
+
+    for line in [*acknowledgement_warnings(env), *unnamed_team_directories(env, teams_dir=teams_dir)]:
+        print(f"warning: {line}", file=sys.stderr)
 
 
 class _RenderFailed(Exception):
@@ -89,13 +102,19 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         env = load(args)
+        from config.teams import load_team_runs
+
+        team_runs = load_team_runs(env, teams_dir=Path(args.teams))  # a bad run file fails before any synthesis
     except ConfigError as error:
         return error.report()
+    _warn(env, Path(args.teams))
     dist_root = Path(args.dist)
     dist_root.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".render-", dir=dist_root) as staging_root:
         # Forked before this process starts the jsii runtime: each side gets its own Node.js.
-        renderer = multiprocessing.get_context("fork").Process(target=_render_dist, args=(env, Path(staging_root)))
+        renderer = multiprocessing.get_context("fork").Process(
+            target=_render_dist, args=(env, Path(staging_root), team_runs)
+        )
         renderer.start()
         try:
             with replace_dir_on_success(Path(args.cdk_out)) as staging:
@@ -115,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             if renderer.is_alive():
                 renderer.terminate()
+            renderer.join()
         swap_in(Path(staging_root) / env.name, dist_root / env.name)
     for line in warnings:
         print(line, file=sys.stderr)

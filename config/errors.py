@@ -9,8 +9,37 @@ EXIT_BAD_INPUT = 2
 
 
 def _show(value: Any) -> str:
-    text = repr(value)
+    text = "nothing" if value is None else _repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _repr(value: Any) -> str:
+    """``repr``, except that a missing value reads as YAML writes it (``null``), never ``None``."""
+    if value is None:
+        return "null"
+    if isinstance(value, list):
+        return "[" + ", ".join(_repr(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_repr(k)}: {_repr(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
+_KINDS: dict[type, str] = {
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+    str: "a string",
+    list: "a list",
+    tuple: "a list",
+    dict: "a mapping",
+}
+
+
+def describe_kind(value: Any) -> str:
+    """What a YAML reader would call ``value``'s type: 'a list', 'an empty document', never 'NoneType'."""
+    if value is None:
+        return "an empty value"
+    return _KINDS.get(type(value), "a value of another kind")
 
 
 class ConfigError(Exception):

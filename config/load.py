@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import types
 import typing
+from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
-from config.errors import ConfigError
+from config.errors import ConfigError, describe_kind
+from config.files import read_yaml_file
 from config.model import EnvironmentConfig
 from config.validate import validate_environment
 
@@ -46,16 +48,38 @@ def parse_environment(data: Any, *, source: str = "") -> EnvironmentConfig:
     if not isinstance(data, dict):
         raise ConfigError(
             "<top>",
-            type(data).__name__,
+            describe_kind(data),
             "an environment file is a mapping",
             "start the file with 'name: <environment>'",
         )
-    try:
-        env = EnvironmentConfig.model_validate(data)
-    except ValidationError as error:
-        raise _from_pydantic(error) from None
+    env = validate_strictly(EnvironmentConfig, data)
     validate_environment(env)
     return env
+
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def _iso_date(value: object) -> str:
+    """Dates and times from Python callers as ISO strings, as a quoted YAML value would give them."""
+    if isinstance(value, date):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not YAML data")
+
+
+def validate_strictly(model: type[ModelT], data: dict[str, Any]) -> ModelT:
+    """``data`` as ``model`` with no type coercion: ``"4"`` is not an integer, ``1`` is not ``true``.
+
+    Validated as JSON so that strings still become enums and lists tuples, as YAML writes them.
+    """
+    try:
+        document = json.dumps(data, allow_nan=False, default=_iso_date)
+    except (TypeError, ValueError) as error:
+        raise ConfigError("<top>", describe_kind(data), f"not plain data ({error})", "pass YAML or JSON data") from None
+    try:
+        return model.model_validate_json(document, strict=True)
+    except ValidationError as error:
+        raise _from_pydantic(error, model) from None
 
 
 def _display(file: Path) -> str:
@@ -66,24 +90,7 @@ def _display(file: Path) -> str:
 
 
 def _read_yaml(file: Path) -> Any:
-    try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ConfigError(
-            "config", str(file), f"cannot read file ({error.strerror})", "pass the path of an existing environment file"
-        ) from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = f"line {mark.line + 1}" if mark is not None else "file"
-        problem = getattr(error, "problem", None) or "invalid YAML"
-        raise ConfigError(
-            line,
-            text.splitlines()[mark.line].strip() if mark else "",
-            f"YAML: {problem}",
-            "fix the YAML syntax at that line",
-        ) from None
+    return read_yaml_file(file)
 
 
 def _path(loc: tuple[int | str, ...]) -> str:
@@ -134,4 +141,21 @@ def _from_pydantic(error: ValidationError, root: type[BaseModel] = EnvironmentCo
         return ConfigError(field, value, "not an allowed value", f"use one of {ctx.get('expected')}")
     if kind == "string_pattern_mismatch":
         return ConfigError(field, value, "malformed value", f"match the pattern {ctx.get('pattern')}")
+    if kind in _EXPECTED:
+        return ConfigError(field, value, f"{describe_kind(value)} where {_EXPECTED[kind]} belongs", _TYPE_FIX)
     return ConfigError(field, value, first["msg"], "correct the value (see README settings)")
+
+
+_EXPECTED = {
+    "int_type": "a whole number",
+    "int_from_float": "a whole number",
+    "float_type": "a number",
+    "bool_type": "true or false",
+    "string_type": "a string",
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+    "model_attributes_type": "a mapping",
+    "list_type": "a list",
+    "tuple_type": "a list",
+}
+_TYPE_FIX = "write the value in that type (quote a string; no implicit conversion)"

@@ -84,6 +84,8 @@ class ClusterConfig(Model):
     """``public_and_private`` (public endpoint limited to ``public_access_cidrs``) or ``private``."""
     public_access_cidrs: tuple[IPv4Network, ...] = ()
     """CIDRs allowed to reach the public endpoint; required when it is public."""
+    acknowledge_public_endpoint_open_to_internet: bool = False
+    """Allow a ``/0`` range in ``public_access_cidrs``: the API server then answers every address."""
     admin_principal_arns: tuple[
         Annotated[str, StringConstraints(pattern=r"^arn:aws(-[a-z]+)*:iam::\d{12}:(role|user)/[\w+=,.@/-]+$")], ...
     ] = ()

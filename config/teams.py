@@ -2,18 +2,39 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import ValidationError
-
-from config.errors import ConfigError
-from config.load import REPO_ROOT, _display, _from_pydantic, _read_yaml
+from config.errors import ConfigError, describe_kind
+from config.files import read_yaml_file
+from config.load import REPO_ROOT, _display, validate_strictly
 from config.model import EnvironmentConfig
-from config.platform import GangTemplate, RunConfig
+from config.platform import GangTemplate, RunConfig, TopologyPreference
 from config.validate_launch import check_launch
 
 TEAMS_DIR = REPO_ROOT / "teams"
+
+
+REFUSED_WHEN_EXPLICIT = frozenset({"topology", "job"})
+"""Unhonoured settings that are errors when written in the run file. ``hierarchical`` falls back to the
+flat form with a warning: the shipped ``dev`` renders the hierarchical ``pretrain-70b`` run flat."""
+
+
+@dataclass(frozen=True)
+class UnhonouredSetting:
+    """A run setting the environment's gates (or the template) cannot give; rendered without it."""
+
+    field: str
+    value: object
+    explicit: bool
+    """Written in the run file (an error) rather than a default (a warning and a SUMMARY.md note)."""
+    reason: str
+    remedy: str
+
+    def note(self) -> str:
+        origin = "written in the run" if self.explicit else "default"
+        return f"{self.field}: {json.dumps(self.value)} ({origin}) is not honoured: {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -31,20 +52,34 @@ def load_team_runs(env: EnvironmentConfig, *, teams_dir: Path = TEAMS_DIR) -> li
         for file in sorted((teams_dir / team).glob("*.yaml")):
             source = _display(file)
             try:
-                runs.append(TeamRun(team, file.stem, source, parse_run(env, team, file.stem, _read_yaml(file))))
+                _check_inside(file, teams_dir)
+                data = read_yaml_file(file, fix="keep run files as regular files under teams/<team>/")
+                runs.append(TeamRun(team, file.stem, source, parse_run(env, team, file.stem, data)))
             except ConfigError as error:
                 raise error.with_source(source) from None
     return runs
 
 
+def _check_inside(file: Path, teams_dir: Path) -> None:
+    """Refuse a run file that is a symlink or resolves outside ``teams_dir`` (before it is read).
+
+    A run file is repository content reviewed with the rest; a link could point a render at
+    any file of the machine and echo its values in an error line.
+    """
+    fix = "replace the link with the run file itself, under teams/<team>/"
+    for path in (file, file.parent):
+        if path.is_symlink():
+            raise ConfigError("<file>", path.name, "run files and team directories may not be symlinks", fix)
+    root = teams_dir.resolve()
+    if not file.resolve().is_relative_to(root):
+        raise ConfigError("<file>", file.name, f"resolves outside {_display(teams_dir)}/", fix)
+
+
 def parse_run(env: EnvironmentConfig, team: str, name: str, data: object) -> RunConfig:
     if not isinstance(data, dict):
-        raise ConfigError("<top>", type(data).__name__, "a run file is a mapping", "start with 'template: pytorch'")
+        raise ConfigError("<top>", describe_kind(data), "a run file is a mapping", "start with 'template: pytorch'")
     _check_name(name)
-    try:
-        run = RunConfig.model_validate(data)
-    except ValidationError as error:
-        raise _from_pydantic(error, RunConfig) from None
+    run = validate_strictly(RunConfig, data)
     check_run(env, team, run)
     check_launch(run, name=name, composite=_composite(env, run))
     return run
@@ -67,8 +102,49 @@ def _check_name(name: str) -> None:
         )
 
 
+def unnamed_team_directories(env: EnvironmentConfig, *, teams_dir: Path = TEAMS_DIR) -> list[str]:
+    """Warnings for directories under ``teams_dir`` that no environment's ``platform.teams`` names.
+
+    Environments share ``teams/``, so a team that only another environment serves is fine; a
+    directory no environment names is never rendered, most often a typo in the team name.
+    """
+    if not teams_dir.is_dir():
+        return []
+    named = set(env.platform.teams) | _teams_of_shipped_environments()
+    return [
+        f"{_display(path)}/: no environment names team {path.name!r} under platform.teams; its runs are never rendered"
+        for path in sorted(teams_dir.iterdir())
+        if path.is_dir() and path.name not in named and any(path.glob("*.yaml"))
+    ]
+
+
+def _teams_of_shipped_environments() -> set[str]:
+    from config.load import ENVIRONMENTS_DIR
+
+    names: set[str] = set()
+    for file in ENVIRONMENTS_DIR.glob("*.yaml"):
+        try:
+            data = read_yaml_file(file)
+        except ConfigError:
+            continue
+        platform = data.get("platform") if isinstance(data, dict) else None
+        teams = platform.get("teams") if isinstance(platform, dict) else None
+        if isinstance(teams, dict):
+            names.update(teams)
+    return names
+
+
 def check_run(env: EnvironmentConfig, team: str, run: RunConfig) -> None:
     """Rules that need the environment: tiers granted, classes published, elastic gangs acknowledged."""
+    _check_schedulable(run)
+    for setting in unhonoured_settings(env, run):
+        if setting.explicit and setting.field in REFUSED_WHEN_EXPLICIT:
+            raise ConfigError(
+                setting.field,
+                setting.value,
+                f"{env.name} cannot honour it: {setting.reason}",
+                f"drop {setting.field} from the run, or {setting.remedy}",
+            )
     granted = env.platform.teams[team].tiers
     if run.tier not in granted:
         raise ConfigError(
@@ -132,3 +208,39 @@ def check_run(env: EnvironmentConfig, team: str, run: RunConfig) -> None:
                 "set hierarchical: true (needs the CompositePodGroup gate) so the coordinator has its own group, "
                 "or drop min_replicas",
             )
+
+
+def _check_schedulable(run: RunConfig) -> None:
+    """Runs the templates could never run as asked."""
+    if run.gpus_per_replica == 0 and run.shared_devices is None:
+        raise ConfigError(
+            "gpus_per_replica",
+            0,
+            f"a {run.template.value} run on GPU capacity that claims no GPU (and no shared_devices) "
+            "would wait on tainted GPU nodes it cannot use",
+            "set gpus_per_replica to 1 or more, or add shared_devices",
+        )
+
+
+def unhonoured_settings(env: EnvironmentConfig, run: RunConfig) -> list[UnhonouredSetting]:
+    """Settings the gang templates would leave out of the rendered objects (see ``policy.gangs.plan_gang``)."""
+    from policy.gates import effective_gates
+
+    gates = effective_gates(env.feature_gates.control_plane)
+    written = run.model_fields_set
+    found = []
+
+    def needs(field: str, value: object, reason: str, remedy: str) -> None:
+        found.append(UnhonouredSetting(field, value, field in written, reason, remedy))
+
+    if run.topology is TopologyPreference.ZONE and "TopologyAwareWorkloadScheduling" not in gates:
+        gate = "TopologyAwareWorkloadScheduling"
+        needs("topology", run.topology.value, f"the {gate} gate is off", f"add {gate} to feature_gates.control_plane")
+    if run.job and "WorkloadWithJob" not in gates:
+        needs("job", True, "the WorkloadWithJob gate is off", "add WorkloadWithJob to feature_gates.control_plane")
+    elif run.job and run.template is not GangTemplate.PYTORCH:
+        needs("job", True, f"the Job form is pytorch only, not {run.template.value}", "use template: pytorch")
+    if run.hierarchical and "CompositePodGroup" not in gates:
+        gate = "CompositePodGroup"
+        needs("hierarchical", True, f"the {gate} gate is off", f"add {gate} to feature_gates.control_plane")
+    return found

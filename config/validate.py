@@ -18,6 +18,7 @@ from config.model import (
 )
 from config.runs import check_ephemeral
 from config.validate_karpenter import check_karpenter, check_karpenter_pools_shape
+from config.validate_limits import check_acknowledgements, check_service_limits
 from config.validate_observability import check_observability
 from policy.gates import check_gates
 from policy.node_pools import autoscaled_pools, node_group_plans, pool_scaling
@@ -27,6 +28,8 @@ _GPU_EXAMPLES = "p4d.24xlarge, p5.48xlarge, p5en.48xlarge, p6-b200.48xlarge, g5.
 
 def validate_environment(env: EnvironmentConfig) -> None:
     _check_cluster(env)
+    check_service_limits(env)
+    check_acknowledgements(env)
     _check_network(env)
     _check_system_nodes(env)
     check_ephemeral(env)

@@ -1,4 +1,11 @@
-"""Shared fixtures: each example environment is synthesized once per test session."""
+"""Shared fixtures: each example environment is synthesized once per test session.
+
+Upstream reference material (CRDs, chart values) is not part of the repository. Tests that
+read it carry ``@pytest.mark.reference`` and read it under ``REFERENCE``: the directory named
+by ``GPU_PLATFORM_REFERENCE``, else ``../shared/reference`` beside the checkout. Without it
+they are skipped with the reason; with ``GPU_PLATFORM_REQUIRE_REFERENCE=1`` (CI's checkout
+run) a missing directory fails them instead, so CI never passes by skipping.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
@@ -16,9 +24,57 @@ from config import EnvironmentConfig, load_environment
 from config.load import REPO_ROOT
 from config.model import EnvironmentConfig as _Env
 
-SHARED = REPO_ROOT.parent / "shared"
-REFERENCE = SHARED / "reference"
+# Property tests: 200 examples each by default, HYPOTHESIS_PROFILE=deep for 5000; no example database
+# written into the checkout.
+settings.register_profile("default", max_examples=200, database=None)
+settings.register_profile("deep", max_examples=5000, database=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+REFERENCE_ENV = "GPU_PLATFORM_REFERENCE"
+REQUIRE_REFERENCE_ENV = "GPU_PLATFORM_REQUIRE_REFERENCE"
+REFERENCE = Path(os.environ.get(REFERENCE_ENV) or REPO_ROOT.parent / "shared" / "reference")
 EXAMPLE_ENVIRONMENTS = ("dev", "ci", "prod-example", "karpenter-example")
+
+
+def _reference_missing() -> str | None:
+    if REFERENCE.is_dir():
+        return None
+    origin = f"${REFERENCE_ENV}" if os.environ.get(REFERENCE_ENV) else "the default ../shared/reference"
+    return f"reference material absent: {REFERENCE} ({origin}) does not exist; set {REFERENCE_ENV} to run these tests"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "reference: reads upstream reference material under REFERENCE")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("reference") is not None:
+        require_reference()
+
+
+def require_reference(path: Path | None = None) -> Path:
+    """``path`` (default ``REFERENCE``) when it exists; otherwise skip the test, or fail it under CI's checkout run."""
+    missing = _reference_missing()
+    if missing is None and path is not None and not path.exists():
+        missing = f"reference material absent: {path} does not exist under {REFERENCE}"
+    if missing is not None:
+        if os.environ.get(REQUIRE_REFERENCE_ENV) == "1":
+            pytest.fail(f"{missing} (and {REQUIRE_REFERENCE_ENV}=1 requires them)", pytrace=False)
+        pytest.skip(missing)
+    return path or REFERENCE
+
+
+_reference_outcomes: dict[str, int] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if "reference" in report.keywords and (report.when == "call" or report.outcome != "passed"):
+        _reference_outcomes[report.outcome] = _reference_outcomes.get(report.outcome, 0) + 1
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    counts = ", ".join(f"{n} {outcome}" for outcome, n in sorted(_reference_outcomes.items())) or "none collected"
+    terminalreporter.write_line(f"reference tests ({REFERENCE}): {counts}")
 
 
 @pytest.fixture(scope="session")
@@ -45,9 +101,10 @@ def synthesized(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], dic
 @pytest.fixture
 def dev_data() -> dict[str, Any]:
     """The dev environment as plain data, for tests that mutate one field."""
-    import yaml
+    from config.files import read_yaml_file
 
-    return yaml.safe_load((REPO_ROOT / "environments" / "dev.yaml").read_text())
+    data: dict[str, Any] = read_yaml_file(REPO_ROOT / "environments" / "dev.yaml")
+    return data
 
 
 def env_from(data: dict[str, Any]) -> _Env:

@@ -34,7 +34,7 @@ def last_good_output(tmp_path: Path) -> tuple[Path, Path]:
             "cluster.scheduler_binpacking: unknown key (got True)",
         ),
         (
-            lambda t: t.replace("    max_size: 16\n", "    max_size: 16\n    min_size: 17\n", 1),
+            lambda t: t.replace("    min_size: 16\n", "    min_size: 17\n", 1),
             "gpu_pools[0].min_size: min_size is larger than max_size 16 (got 17)",
         ),
         (

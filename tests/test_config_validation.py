@@ -35,8 +35,9 @@ def test_dev_is_the_default() -> None:
 def test_fails_unknown_key(dev_data: dict[str, Any]) -> None:
     dev_data["cluster"]["endpoint"] = "public"
     assert _fails(dev_data) == (
-        "cluster.endpoint: unknown key (got 'public'); fix: remove it or use one of: admin_principal_arns, "
-        "auto_mode, endpoint_access, name, public_access_cidrs, scheduler_bin_packing"
+        "cluster.endpoint: unknown key (got 'public'); fix: remove it or use one of: "
+        "acknowledge_public_endpoint_open_to_internet, admin_principal_arns, auto_mode, endpoint_access, name, "
+        "public_access_cidrs, scheduler_bin_packing"
     )
 
 
@@ -47,7 +48,7 @@ def test_fails_unknown_key_in_a_pool(dev_data: dict[str, Any]) -> None:
 
 def test_fails_missing_key(dev_data: dict[str, Any]) -> None:
     del dev_data["region"]
-    assert _fails(dev_data) == "region: required key is missing (got None); fix: add 'region' (see README settings)"
+    assert _fails(dev_data) == "region: required key is missing (got nothing); fix: add 'region' (see README settings)"
 
 
 def test_fails_bad_enum(dev_data: dict[str, Any]) -> None:
@@ -113,7 +114,7 @@ def test_fails_zone_not_in_existing_vpc() -> None:
 def test_fails_capacity_block_without_reservation(dev_data: dict[str, Any]) -> None:
     _pool(dev_data).update(zones=["us-west-2a"], capacity={"type": "capacity_block"})
     assert _fails(dev_data) == (
-        "gpu_pools[0].capacity.reservation_id: a capacity block needs its reservation id (got None); "
+        "gpu_pools[0].capacity.reservation_id: a capacity block needs its reservation id (got nothing); "
         "fix: set capacity.reservation_id to the Capacity Block's cr-... id"
     )
 

@@ -19,7 +19,7 @@ from policy.cluster_autoscaler import cluster_autoscaler_values, node_template_t
 from policy.efa import efa_device_plugin_values, efa_network_interfaces, efa_pod_settings
 from policy.node_pools import autoscaled_pools, efa_enabled, efa_interfaces_per_node, node_group_plans
 from tests.chart_values import unknown_keys
-from tests.conftest import EXAMPLE_ENVIRONMENTS, REFERENCE
+from tests.conftest import EXAMPLE_ENVIRONMENTS, REFERENCE, require_reference
 
 EFA_TABLE = REFERENCE / "aws-instance-network" / "efa-instance-types.yaml"
 CA_CHART = REFERENCE / f"cluster-autoscaler-chart-{CLUSTER_AUTOSCALER_CHART_VERSION}"
@@ -28,9 +28,7 @@ Synth = Callable[[str], dict[str, Any]]
 
 
 def _reference(path: Any) -> Any:
-    if not path.exists():
-        pytest.skip(f"reference copy {path} is not beside this clone")
-    return yaml.safe_load(path.read_text())
+    return yaml.safe_load(require_reference(path).read_text())
 
 
 def test_efa_table_matches_the_reference_table() -> None:

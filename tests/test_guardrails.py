@@ -115,8 +115,10 @@ def test_renderer_only_uses_fields_the_environment_has() -> None:
     data["feature_gates"]["control_plane"] = ["GenericWorkload"]
     data["feature_gates"]["kubelet"] = []
     env = env_from(data)
-    objects = _objects(env, run=H100_RUN | {"hierarchical": True}, job=H100_RUN | {"job": True})
+    objects = _objects(env, run=H100_RUN | {"hierarchical": True})  # falls back to the flat form, with a note
     assert check_feature_gates(env, objects) == []
+    with pytest.raises(ConfigError, match=r"^job: dev cannot honour it: the WorkloadWithJob gate is off"):
+        _objects(env, job=H100_RUN | {"job": True})
     assert {o["kind"] for o in objects} >= {"Workload", "PodGroup", "Pod"}
     assert "Job" not in {o["kind"] for o in objects} and "CompositePodGroup" not in {o["kind"] for o in objects}
     assert "schedulingConstraints" not in _find(objects, "Workload")["spec"]["podGroupTemplates"][0]

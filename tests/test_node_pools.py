@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import yaml
 
 from catalog.labels import DEVICE_MANAGEMENT_LABEL
@@ -52,6 +53,7 @@ def test_user_data_is_a_mime_nodeconfig_with_the_kubelet_gates() -> None:
     }
 
 
+@pytest.mark.reference
 def test_every_dra_driver_value_exists_in_the_chart() -> None:
     chart = yaml.safe_load(DRA_CHART_VALUES.read_text())
     assert unknown_keys(dra_driver_values(load_environment(name="prod-example")), chart) == []

@@ -105,7 +105,7 @@ def test_fails_deploy_path_without_run_id() -> None:
         require_run_id(load_environment(name="ci"), None)
     assert caught.value.line() == (
         "run_id: environment 'ci' is ephemeral: every deployment needs a run id to name its stacks and cluster "
-        "(got None); fix: pass -c run_id=<id> (make deploy ENV=ci RUN_ID=<id>)"
+        "(got nothing); fix: pass -c run_id=<id> (make deploy ENV=ci RUN_ID=<id>)"
     )
     require_run_id(load_environment(name="dev"), None)
 
@@ -118,7 +118,7 @@ def test_cdk_cli_path_refuses_ci_without_run_id_in_one_line() -> None:
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
         "error: run_id: environment 'ci' is ephemeral: every deployment needs a run id to name its stacks and "
-        "cluster (got None); fix: pass -c run_id=<id> (make deploy ENV=ci RUN_ID=<id>)"
+        "cluster (got nothing); fix: pass -c run_id=<id> (make deploy ENV=ci RUN_ID=<id>)"
     ]
 
 

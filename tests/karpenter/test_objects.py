@@ -59,6 +59,7 @@ OBJECTS = [
 ]
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize(("name", "obj"), OBJECTS, ids=[n for n, _ in OBJECTS])
 def test_object_validates_strictly_against_its_crd(name: str, obj: dict[str, Any]) -> None:
     assert schema_errors(obj) == []
@@ -66,6 +67,7 @@ def test_object_validates_strictly_against_its_crd(name: str, obj: dict[str, Any
     assert metadata_errors(obj) == []
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize(("name", "obj"), [(n, o) for n, o in OBJECTS if o["kind"] == "NodePool"])
 def test_nodeclaims_of_every_node_pool_validate(name: str, obj: dict[str, Any]) -> None:
     claim = nodeclaim_from(obj)
@@ -73,6 +75,7 @@ def test_nodeclaims_of_every_node_pool_validate(name: str, obj: dict[str, Any]) 
     assert cel_violations(claim) == []
 
 
+@pytest.mark.reference
 def test_strict_schema_and_cel_catch_bad_objects() -> None:
     node_class, *_ = karpenter_objects(VARIANTS["karpenter-example"])
     bad = copy.deepcopy(node_class)
@@ -92,6 +95,7 @@ def test_strict_schema_and_cel_catch_bad_objects() -> None:
     ]
 
 
+@pytest.mark.reference
 def test_cel_rules_are_all_evaluated_except_transition_rules() -> None:
     # Transition rules compare with the stored object (oldSelf): they only run on updates.
     counts = {kind: cel_rules(openapi_schema(kind)) for kind in ("NodePool", "EC2NodeClass", "NodeClaim")}

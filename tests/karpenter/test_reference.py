@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from catalog import versions
 from catalog.karpenter import INTERRUPTION_EVENTS, KARPENTER_RELEASES
 from config import load_environment
@@ -25,6 +27,7 @@ QUEUE_ARN = f"arn:aws:sqs:us-west-2:{ACCOUNT}:{CLUSTER}-karpenter"
 CLUSTER_ARN = f"arn:aws:eks:us-west-2:{ACCOUNT}:cluster/{CLUSTER}"
 
 
+@pytest.mark.reference
 def test_every_chart_value_exists_in_the_reference_chart(karpenter_1_14_data: dict[str, Any]) -> None:
     chart = reference_chart_values()
     env = example_env()
@@ -55,6 +58,7 @@ def test_dra_setting_only_with_karpenter_dra_pools(karpenter_1_14_data: dict[str
     assert "enableDRA" not in settings
 
 
+@pytest.mark.reference
 def test_the_reference_release_row_matches_the_reference_copy() -> None:
     chart = reference_chart_values()
     reference = KARPENTER_RELEASES["1.14.1"]
@@ -104,6 +108,7 @@ def _reference_policy(name: str) -> dict[str, Any]:
     return parsed
 
 
+@pytest.mark.reference
 def test_controller_policies_are_the_reference_policies() -> None:
     ours = controller_policies(
         cluster_name=CLUSTER,
@@ -130,6 +135,7 @@ def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
+@pytest.mark.reference
 def test_interruption_events_are_the_reference_detail_types_literally() -> None:
     reference = sorted(
         (r["Properties"]["EventPattern"]["source"], r["Properties"]["EventPattern"]["detail-type"])

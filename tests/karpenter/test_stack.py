@@ -59,6 +59,7 @@ def test_no_iam_statement_allows_every_action(template: dict[str, Any]) -> None:
     assert actions and "*" not in actions
 
 
+@pytest.mark.reference
 def test_node_role_and_its_ec2_linux_access_entry(template: dict[str, Any]) -> None:
     role_id, role = _one(template, "AWS::IAM::Role", RoleName="gpu-karpenter-karpenter-node")
     policies = {json.dumps(p) for p in role["Properties"]["ManagedPolicyArns"]}
@@ -105,6 +106,7 @@ def test_interruption_queue_and_its_tls_only_policy(template: dict[str, Any]) ->
     assert sorted(a["Fn::GetAtt"][0] for a in allow["Condition"]["ArnEquals"]["aws:SourceArn"]) == sorted(rules)
 
 
+@pytest.mark.reference
 def test_event_rules_carry_the_reference_detail_types_literally(template: dict[str, Any]) -> None:
     queue_id, _ = _one(template, "AWS::SQS::Queue", QueueName="gpu-karpenter-karpenter")
     rules = _of_type(template, "AWS::Events::Rule").values()

@@ -96,8 +96,8 @@ def test_fails_unknown_tier(dev_data: dict[str, Any]) -> None:
 
 def test_fails_objective_not_a_number(dev_data: dict[str, Any]) -> None:
     assert _fails(dev_data, tier_objectives_seconds={"critical": "soon"}) == (
-        "observability.tier_objectives_seconds.critical: Input should be a valid integer, unable to parse string "
-        "as an integer (got 'soon'); fix: correct the value (see README settings)"
+        "observability.tier_objectives_seconds.critical: a string where a whole number belongs (got 'soon'); "
+        "fix: write the value in that type (quote a string; no implicit conversion)"
     )
 
 

@@ -109,7 +109,7 @@ def test_fails_unknown_key() -> None:
 
 def test_fails_duration_missing_its_parameter() -> None:
     line = error_line(mix_with(duration={"distribution": "lognormal", "median_minutes": 60}))
-    assert line == "classes[0].duration.sigma: required for lognormal (got None); fix: add 'sigma'"
+    assert line == "classes[0].duration.sigma: required for lognormal (got nothing); fix: add 'sigma'"
 
 
 def test_fails_duration_parameter_of_another_distribution() -> None:
@@ -129,7 +129,7 @@ def test_fails_uniform_bounds_reversed() -> None:
 
 def test_fails_arrival_missing_its_parameter() -> None:
     line = error_line(mix_with(arrival={"process": "schedule"}))
-    assert line == "classes[0].arrival.every_minutes: required for schedule (got None); fix: add 'every_minutes'"
+    assert line == "classes[0].arrival.every_minutes: required for schedule (got nothing); fix: add 'every_minutes'"
 
 
 def test_fails_weights_not_matching_choices() -> None:

@@ -1,0 +1,210 @@
+"""Commands as users run them: every refused input is one line and exit 2, the last good output
+stays byte-identical, and no command leaves files in the temp directory or processes behind."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from config.load import REPO_ROOT
+
+MARKER = "GPU_PLATFORM_TEST_COMMAND"
+DEV = (REPO_ROOT / "environments" / "dev.yaml").read_bytes()
+END = DEV.count(b"\n")  # the last line of dev.yaml
+
+
+def _line_of(text: bytes) -> int:
+    return DEV[: DEV.index(text)].count(b"\n") + 1
+
+
+RUN = b"template: pytorch\nreplicas: 2\ngpus_per_replica: 8\nimage: example/train:1\n"
+
+
+def _digest(root: Path) -> str:
+    """One hash over every path and byte under ``root``."""
+    sha = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        sha.update(str(path.relative_to(root)).encode())
+        if path.is_file():
+            sha.update(path.read_bytes())
+    return sha.hexdigest()
+
+
+def _survivors(token: str) -> list[int]:
+    """Processes still running with this command's marker in their environment."""
+    needle = f"{MARKER}={token}".encode()
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if needle in (proc / "environ").read_bytes().split(b"\0"):
+                    found.append(int(proc.name))
+            except OSError:
+                continue
+    return found
+
+
+def _command(module: str, *args: str, temp: Path) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m module`` with a temp directory of its own; check it leaves it empty and no process behind."""
+    token = uuid.uuid4().hex
+    env = os.environ | {"TMPDIR": str(temp), MARKER: token}
+    result = subprocess.run(
+        [sys.executable, "-m", module, *args], cwd=REPO_ROOT, env=env, capture_output=True, text=True, check=False
+    )
+    assert sorted(p.name for p in temp.iterdir()) == [], "the command left files in the temp directory"
+    assert _survivors(token) == [], "a process the command started outlived it"
+    return result
+
+
+class Workspace:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.cdk_out, self.dist, self.teams, self.temp = (root / n for n in ("cdk.out", "dist", "teams", "tmp"))
+
+    def outputs(self) -> tuple[str, ...]:
+        return ("--cdk-out", str(self.cdk_out), "--dist", str(self.dist), "--teams", str(self.teams))
+
+    def synth(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return _command("cli.synth", *args, *self.outputs(), temp=self.temp)
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
+    """One good synth of dev: the last good output every refusal below must leave untouched."""
+    space = Workspace(tmp_path_factory.mktemp("commands"))
+    shutil.copytree(REPO_ROOT / "teams", space.teams)
+    space.temp.mkdir()
+    result = space.synth("--env", "dev")
+    assert result.returncode == 0, result.stderr
+    return space
+
+
+def _env(edit: Callable[[bytes], bytes]) -> Callable[[Workspace], list[str]]:
+    def make(space: Workspace) -> list[str]:
+        config = space.root / "bad.yaml"
+        config.write_bytes(edit(DEV))
+        return ["--config", str(config)]
+
+    return make
+
+
+def _run_file(write: Callable[[Path], None]) -> Callable[[Workspace], list[str]]:
+    def make(space: Workspace) -> list[str]:
+        write(space.teams / "vision" / "bad.yaml")
+        return ["--env", "dev"]
+
+    return make
+
+
+ALIAS_BOMB = b"".join(
+    [b"bomb0: &b0 [x, x, x, x, x, x, x, x, x, x]\n"]
+    + [f"bomb{i}: &b{i} [{', '.join([f'*b{i - 1}'] * 10)}]\n".encode() for i in range(1, 9)]
+)
+REFUSALS: dict[str, tuple[Callable[[Workspace], list[str]], str]] = {
+    "yaml syntax on the last line": (_env(lambda t: t + b"extra: [\n"), f"bad.yaml: line {END + 1}: YAML: expected"),
+    "duplicate key": (
+        _env(lambda t: t + b"name: again\n"),
+        f"bad.yaml: line {END + 1}: name: duplicate key (first at line 2)",
+    ),
+    "implicit type": (
+        _env(lambda t: t.replace(b"max_size: 16", b"max_size: 016")),
+        f"bad.yaml: line {_line_of(b'max_size: 16')}: gpu_pools[0].max_size: ambiguous YAML value (got '016')",
+    ),
+    "alias expansion": (_env(lambda t: t + ALIAS_BOMB), f"bad.yaml: line {END + 4}: expands to more than 10000 values"),
+    "not utf-8": (
+        _env(lambda t: t.replace(b"ml-platform", b"ml-pl\xe4tform")),
+        f"bad.yaml: line {_line_of(b'ml-platform')}: not UTF-8 text",
+    ),
+    "type without coercion": (
+        _env(lambda t: t.replace(b"max_size: 16", b"max_size: '16'")),
+        "bad.yaml: gpu_pools[0].max_size: a string where a whole number belongs (got '16')",
+    ),
+    "cross-field rule": (
+        _env(lambda t: t.replace(b"    min_size: 16\n", b"    min_size: 17\n", 1)),
+        "bad.yaml: gpu_pools[0].min_size: min_size is larger than max_size 16 (got 17)",
+    ),
+    "service bound": (
+        _env(lambda t: t.replace(b"max_size: 16", b"max_size: 451")),
+        "bad.yaml: gpu_pools[0].max_size: more than the 450 nodes per managed node group AWS allows",
+    ),
+    "reserved tag prefix": (
+        _env(lambda t: t.replace(b"  project:", b"  aws:project:")),
+        "bad.yaml: tags.aws:project: the 'aws:' prefix is reserved for AWS",
+    ),
+    "acknowledgement missing": (
+        _env(lambda t: t.replace(b"[203.0.113.0/24]", b"[0.0.0.0/0]")),
+        "bad.yaml: cluster.public_access_cidrs: the API server endpoint would be open to every address",
+    ),
+    "run that could never schedule": (
+        _run_file(lambda p: p.write_bytes(RUN.replace(b"gpus_per_replica: 8", b"gpus_per_replica: 0"))),
+        "teams/vision/bad.yaml: gpus_per_replica: a pytorch run on GPU capacity that claims no GPU",
+    ),
+    "run file that is a symlink": (
+        _run_file(lambda p: p.symlink_to("/etc/hostname")),
+        "teams/vision/bad.yaml: <file>: run files and team directories may not be symlinks (got 'bad.yaml')",
+    ),
+    "run with an unknown key": (
+        _run_file(lambda p: p.write_bytes(RUN + b"priority_class: system-cluster-critical\n")),
+        "teams/vision/bad.yaml: priority_class: unknown key",
+    ),
+}
+
+
+def _assert_refused(code: int, stdout: str, stderr: str, expected: str, space: Workspace, before: object) -> None:
+    assert code == 2, stderr
+    assert stdout == ""
+    (line,) = stderr.splitlines()
+    assert line.startswith("error: ") and expected in line, line
+    assert "; fix: " in line
+    assert "None" not in line
+    assert "Traceback" not in stderr
+    assert (_digest(space.cdk_out), _digest(space.dist)) == before
+    assert sorted(p.name for p in space.dist.iterdir()) == ["dev"]
+
+
+@pytest.mark.synth
+@pytest.mark.parametrize("case", list(REFUSALS))
+def test_refused_input_is_one_line_exit_2_and_keeps_the_last_good_output(
+    workspace: Workspace, case: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``cli.synth.main`` in this process (refusals come before any synthesis, so this costs milliseconds)."""
+    from cli.synth import main
+
+    make, expected = REFUSALS[case]
+    before = _digest(workspace.cdk_out), _digest(workspace.dist)
+    try:
+        code = main([*make(workspace), *workspace.outputs()])
+    finally:
+        (workspace.teams / "vision" / "bad.yaml").unlink(missing_ok=True)
+    captured = capsys.readouterr()
+    _assert_refused(code, captured.out, captured.err, expected, workspace, before)
+
+
+@pytest.mark.synth
+@pytest.mark.parametrize("case", ["alias expansion", "run file that is a symlink"])
+def test_refused_input_as_a_process_exits_2_and_leaves_nothing_behind(workspace: Workspace, case: str) -> None:
+    make, expected = REFUSALS[case]
+    before = _digest(workspace.cdk_out), _digest(workspace.dist)
+    try:
+        result = workspace.synth(*make(workspace))
+    finally:
+        (workspace.teams / "vision" / "bad.yaml").unlink(missing_ok=True)
+    _assert_refused(result.returncode, result.stdout, result.stderr, expected, workspace, before)
+
+
+def test_render_and_check_leave_the_temp_directory_as_they_found_it(tmp_path: Path) -> None:
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    assert _command("cli.render", "--env", "dev", "--dist", str(tmp_path / "dist"), temp=temp).returncode == 0
+    assert _command("cli.check", "--env", "ci", temp=temp).returncode == 0
+    bad = tmp_path / "bad.yaml"
+    bad.write_bytes(b"name: [\n")
+    assert _command("cli.render", "--config", str(bad), temp=temp).returncode == 2
