@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,13 +19,20 @@ from observability.prometheus_stack import (
     kube_prometheus_stack_values,
 )
 from tests.chart_values import unknown_keys
-from tests.conftest import REFERENCE
+from tests.conftest import REFERENCE, require_reference
 
 Synth = Callable[[str], dict[str, Any]]
 CHART_DIR = REFERENCE / f"kube-prometheus-stack-{versions.KUBE_PROMETHEUS_STACK_CHART_VERSION}"
-needs_reference = pytest.mark.skipif(
-    not CHART_DIR.is_dir(), reason=f"reference copy of the chart not found at {CHART_DIR}"
-)
+
+
+@pytest.fixture
+def chart_dir() -> Path:
+    """The chart's reference copy: skipped with the reason on a clone without it, failed under CI's checkout run."""
+    return require_reference(CHART_DIR)
+
+
+def needs_reference(test: Callable[..., None]) -> Callable[..., None]:
+    return pytest.mark.reference(pytest.mark.usefixtures("chart_dir")(test))
 
 
 def _chart_values() -> dict[str, Any]:
