@@ -6,6 +6,20 @@ read the reference copies in ``../shared/reference`` show what moved.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ChartPin:
+    """One pinned Helm release: where the chart comes from, its version, and where it is installed."""
+
+    chart: str
+    repository: str
+    version: str
+    release: str
+    namespace: str
+
+
 KUBERNETES_MINOR = "1.37"
 """EKS control-plane version. ``aws_eks_v2.KubernetesVersion`` stops at 1.36, so
 the stack builds it with ``KubernetesVersion.of``."""
@@ -68,6 +82,38 @@ KUBE_PROMETHEUS_STACK_REPOSITORY = "https://prometheus-community.github.io/helm-
 KUBE_PROMETHEUS_STACK_RELEASE = "kube-prometheus-stack"
 MONITORING_NAMESPACE = "monitoring"
 PROMETHEUS_OPERATOR_API_GROUP = "monitoring.coreos.com"
+
+DRA_DRIVER = ChartPin(
+    DRA_DRIVER_CHART, DRA_DRIVER_CHART_REPOSITORY, DRA_DRIVER_CHART_VERSION, DRA_DRIVER_RELEASE, DRA_DRIVER_NAMESPACE
+)
+NVIDIA_DEVICE_PLUGIN = ChartPin(
+    NVIDIA_DEVICE_PLUGIN_CHART,
+    NVIDIA_DEVICE_PLUGIN_REPOSITORY,
+    NVIDIA_DEVICE_PLUGIN_CHART_VERSION,
+    NVIDIA_DEVICE_PLUGIN_CHART,
+    DRA_DRIVER_NAMESPACE,
+)
+CLUSTER_AUTOSCALER = ChartPin(
+    CLUSTER_AUTOSCALER_CHART,
+    CLUSTER_AUTOSCALER_CHART_REPOSITORY,
+    CLUSTER_AUTOSCALER_CHART_VERSION,
+    CLUSTER_AUTOSCALER_RELEASE,
+    CLUSTER_AUTOSCALER_NAMESPACE,
+)
+EFA_DEVICE_PLUGIN = ChartPin(
+    EFA_DEVICE_PLUGIN_CHART,
+    EFA_DEVICE_PLUGIN_CHART_REPOSITORY,
+    EFA_DEVICE_PLUGIN_CHART_VERSION,
+    EFA_DEVICE_PLUGIN_CHART,
+    EFA_DEVICE_PLUGIN_NAMESPACE,
+)
+KUBE_PROMETHEUS_STACK = ChartPin(
+    KUBE_PROMETHEUS_STACK_CHART,
+    KUBE_PROMETHEUS_STACK_REPOSITORY,
+    KUBE_PROMETHEUS_STACK_CHART_VERSION,
+    KUBE_PROMETHEUS_STACK_RELEASE,
+    MONITORING_NAMESPACE,
+)
 
 CHART_API_GROUPS: dict[str, tuple[str, ...]] = {
     DRA_DRIVER_CHART: ("resource.nvidia.com",),

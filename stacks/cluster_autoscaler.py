@@ -12,7 +12,7 @@ from catalog.cluster_autoscaler import CLUSTER_AUTOSCALER_RELEASES
 from config.model import EnvironmentConfig
 from policy.cluster_autoscaler import cluster_autoscaler_policy, cluster_autoscaler_values
 from policy.karpenter_iam import pod_identity_trust_policy
-from stacks.jsii_types import as_icluster
+from stacks.helm import pinned_chart
 from stacks.karpenter import pod_identity_agent
 from stacks.nag import acknowledge_cluster_autoscaler
 
@@ -64,18 +64,13 @@ class ClusterAutoscaler(Construct):
             service_account=versions.CLUSTER_AUTOSCALER_SERVICE_ACCOUNT,
             role_arn=self.role.attr_arn,
         )
-        self.chart = eks.HelmChart(
+        self.chart = pinned_chart(
             self,
             "Chart",
-            cluster=as_icluster(cluster),
-            chart=versions.CLUSTER_AUTOSCALER_CHART,
-            repository=versions.CLUSTER_AUTOSCALER_CHART_REPOSITORY,
-            version=versions.CLUSTER_AUTOSCALER_CHART_VERSION,
-            release=versions.CLUSTER_AUTOSCALER_RELEASE,
-            namespace=versions.CLUSTER_AUTOSCALER_NAMESPACE,
+            cluster=cluster,
+            pin=versions.CLUSTER_AUTOSCALER,
             values=cluster_autoscaler_values(env),
-            wait=True,
-            timeout=Duration.minutes(10),
+            wait_timeout=Duration.minutes(10),
         )
         for dependency in (association, agent, system_nodes):
             self.chart.node.add_dependency(dependency)

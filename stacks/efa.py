@@ -9,7 +9,7 @@ from constructs import Construct
 from catalog import versions
 from config.model import EnvironmentConfig
 from policy.efa import efa_device_plugin_values
-from stacks.jsii_types import as_icluster
+from stacks.helm import pinned_chart
 
 
 class EfaSecurityGroup(Construct):
@@ -56,14 +56,6 @@ class EfaDevicePlugin(Construct):
 
     def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.Cluster, env: EnvironmentConfig) -> None:
         super().__init__(scope, construct_id)
-        self.chart = eks.HelmChart(
-            self,
-            "Chart",
-            cluster=as_icluster(cluster),
-            chart=versions.EFA_DEVICE_PLUGIN_CHART,
-            repository=versions.EFA_DEVICE_PLUGIN_CHART_REPOSITORY,
-            version=versions.EFA_DEVICE_PLUGIN_CHART_VERSION,
-            release=versions.EFA_DEVICE_PLUGIN_CHART,
-            namespace=versions.EFA_DEVICE_PLUGIN_NAMESPACE,
-            values=efa_device_plugin_values(env),
+        self.chart = pinned_chart(
+            self, "Chart", cluster=cluster, pin=versions.EFA_DEVICE_PLUGIN, values=efa_device_plugin_values(env)
         )

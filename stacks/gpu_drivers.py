@@ -9,7 +9,7 @@ from constructs import Construct
 from catalog import versions
 from config.model import EnvironmentConfig
 from policy.dra_driver import device_plugin_values, dra_driver_values
-from stacks.jsii_types import as_icluster
+from stacks.helm import pinned_chart
 
 
 class DraDriver(Construct):
@@ -17,19 +17,14 @@ class DraDriver(Construct):
 
     def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.Cluster, env: EnvironmentConfig) -> None:
         super().__init__(scope, construct_id)
-        self.chart = eks.HelmChart(
+        self.chart = pinned_chart(
             self,
             "Chart",
-            cluster=as_icluster(cluster),
-            chart=versions.DRA_DRIVER_CHART,
-            repository=versions.DRA_DRIVER_CHART_REPOSITORY,
-            version=versions.DRA_DRIVER_CHART_VERSION,
-            release=versions.DRA_DRIVER_RELEASE,
-            namespace=versions.DRA_DRIVER_NAMESPACE,
-            create_namespace=True,
+            cluster=cluster,
+            pin=versions.DRA_DRIVER,
             values=dra_driver_values(env),
-            wait=True,
-            timeout=Duration.minutes(10),
+            create_namespace=True,
+            wait_timeout=Duration.minutes(10),
         )
 
 
@@ -38,15 +33,11 @@ class DevicePlugin(Construct):
 
     def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.Cluster, env: EnvironmentConfig) -> None:
         super().__init__(scope, construct_id)
-        self.chart = eks.HelmChart(
+        self.chart = pinned_chart(
             self,
             "Chart",
-            cluster=as_icluster(cluster),
-            chart=versions.NVIDIA_DEVICE_PLUGIN_CHART,
-            repository=versions.NVIDIA_DEVICE_PLUGIN_REPOSITORY,
-            version=versions.NVIDIA_DEVICE_PLUGIN_CHART_VERSION,
-            release=versions.NVIDIA_DEVICE_PLUGIN_CHART,
-            namespace=versions.DRA_DRIVER_NAMESPACE,
-            create_namespace=True,
+            cluster=cluster,
+            pin=versions.NVIDIA_DEVICE_PLUGIN,
             values=device_plugin_values(env),
+            create_namespace=True,
         )

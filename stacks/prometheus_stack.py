@@ -20,6 +20,7 @@ from catalog import versions
 from config.model import EnvironmentConfig
 from observability.prometheus_stack import PROMETHEUS_SERVICE_ACCOUNT, STORAGE_CLASS, kube_prometheus_stack_values
 from policy.karpenter_iam import pod_identity_trust_policy
+from stacks.helm import pinned_chart
 from stacks.jsii_types import as_icluster
 from stacks.karpenter import pod_identity_agent
 
@@ -101,19 +102,14 @@ class PrometheusStack(Construct):
         if workspace is not None:
             remote_write_url = f"{workspace.attr_prometheus_endpoint}api/v1/remote_write"
             dependencies.append(self._remote_write_identity(cluster, workspace, agent))
-        self.chart = eks.HelmChart(
+        self.chart = pinned_chart(
             self,
             "Chart",
-            cluster=as_icluster(cluster),
-            chart=versions.KUBE_PROMETHEUS_STACK_CHART,
-            repository=versions.KUBE_PROMETHEUS_STACK_REPOSITORY,
-            version=versions.KUBE_PROMETHEUS_STACK_CHART_VERSION,
-            release=versions.KUBE_PROMETHEUS_STACK_RELEASE,
-            namespace=versions.MONITORING_NAMESPACE,
-            create_namespace=True,
+            cluster=cluster,
+            pin=versions.KUBE_PROMETHEUS_STACK,
             values=kube_prometheus_stack_values(env, remote_write_url=remote_write_url),
-            wait=True,
-            timeout=HELM_TIMEOUT,
+            create_namespace=True,
+            wait_timeout=HELM_TIMEOUT,
         )
         for dependency in dependencies:
             self.chart.node.add_dependency(dependency)
