@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aws_cdk import Annotations, Aws, Duration, Stack
+from aws_cdk import Annotations, Aws, Duration
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from constructs import Construct, IConstruct
@@ -13,8 +13,8 @@ from config.model import EnvironmentConfig
 from policy.cluster_autoscaler import cluster_autoscaler_policy, cluster_autoscaler_values
 from policy.karpenter_iam import pod_identity_trust_policy
 from stacks.helm import pinned_chart
-from stacks.karpenter import pod_identity_agent
 from stacks.nag import acknowledge_cluster_autoscaler
+from stacks.pod_identity import pod_identity_agent
 
 
 class ClusterAutoscaler(Construct):
@@ -54,8 +54,7 @@ class ClusterAutoscaler(Construct):
         self.role = iam.CfnRole(
             self, "Role", assume_role_policy_document=pod_identity_trust_policy(), managed_policy_arns=[policy.ref]
         )
-        agent = pod_identity_agent(Stack.of(self), cluster)
-        agent.node.add_dependency(system_nodes)
+        agent = pod_identity_agent(self, cluster, system_nodes=system_nodes)
         association = eks.CfnPodIdentityAssociation(
             self,
             "PodIdentity",

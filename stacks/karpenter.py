@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from aws_cdk import Annotations, Aws, Duration, Stack
+from aws_cdk import Annotations, Aws, Duration
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_events as events
 from aws_cdk import aws_iam as iam
@@ -32,6 +32,7 @@ from policy.karpenter import (
 from policy.karpenter_iam import controller_policies, interruption_queue_policy, pod_identity_trust_policy
 from stacks.jsii_types import as_icluster
 from stacks.nag import acknowledge_karpenter
+from stacks.pod_identity import pod_identity_agent
 
 _NODE_POLICIES = (
     "AmazonEKSWorkerNodePolicy",
@@ -40,20 +41,6 @@ _NODE_POLICIES = (
     "AmazonSSMManagedInstanceCore",
 )
 _QUEUE_RETENTION_SECONDS = 300
-
-
-def pod_identity_agent(stack: Stack, cluster: eks.Cluster) -> eks.CfnAddon:
-    """The ``eks-pod-identity-agent`` add-on, created once per stack whoever asks first."""
-    existing = stack.node.try_find_child("PodIdentityAgent")
-    if isinstance(existing, eks.CfnAddon):
-        return existing
-    return eks.CfnAddon(
-        stack,
-        "PodIdentityAgent",
-        addon_name="eks-pod-identity-agent",
-        cluster_name=cluster.cluster_name,
-        resolve_conflicts="OVERWRITE",
-    )
 
 
 def warn_if_unsupported(scope: IConstruct, env: EnvironmentConfig) -> None:
@@ -86,7 +73,6 @@ class Karpenter(Construct):
         system_nodes: IConstruct,
     ) -> None:
         super().__init__(scope, construct_id)
-        stack = Stack.of(self)
         cluster_name = env.cluster.name
         warn_if_unsupported(self, env)
         acknowledge_karpenter(self)
@@ -156,8 +142,7 @@ class Karpenter(Construct):
                 iam.CfnManagedPolicy(self, name, policy_document=document).ref for name, document in policies.items()
             ],
         )
-        agent = pod_identity_agent(stack, cluster)
-        agent.node.add_dependency(system_nodes)
+        agent = pod_identity_agent(self, cluster, system_nodes=system_nodes)
         association = eks.CfnPodIdentityAssociation(
             self,
             "ControllerPodIdentity",

@@ -10,7 +10,7 @@ would stay Pending and the chart's wait would time out.
 
 from __future__ import annotations
 
-from aws_cdk import Acknowledgment, Duration, Stack, Validations
+from aws_cdk import Acknowledgment, Duration, Validations
 from aws_cdk import aws_aps as aps
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
@@ -22,7 +22,7 @@ from observability.prometheus_stack import PROMETHEUS_SERVICE_ACCOUNT, STORAGE_C
 from policy.karpenter_iam import pod_identity_trust_policy
 from stacks.helm import pinned_chart
 from stacks.jsii_types import as_icluster
-from stacks.karpenter import pod_identity_agent
+from stacks.pod_identity import pod_identity_agent
 
 EBS_CSI_ADDON = "aws-ebs-csi-driver"
 EBS_CSI_SERVICE_ACCOUNT = "ebs-csi-controller-sa"
@@ -66,8 +66,7 @@ class PrometheusStack(Construct):
                 reason="The EBS CSI driver add-on's role uses the AWS managed policy the EKS user guide prescribes.",
             )
         )
-        agent = pod_identity_agent(Stack.of(self), cluster)
-        agent.node.add_dependency(system_nodes)
+        agent = pod_identity_agent(self, cluster, system_nodes=system_nodes)
         csi_role = iam.CfnRole(
             self,
             "EbsCsiRole",
