@@ -33,6 +33,17 @@ def find_kubeconfig(explicit: str | None, environ: Mapping[str, str], home: Path
     return default if default.is_file() else None
 
 
+def kubeconfig_or_skip(explicit: str | None, *, command: str) -> Path | None:
+    """The kubeconfig a live-cluster command uses, or ``None`` after printing the one line that says the
+    command skipped (exit 0: without a cluster there is nothing to test)."""
+    kubeconfig = find_kubeconfig(explicit, os.environ, Path.home())
+    if kubeconfig is None or not kubeconfig.is_file():
+        where = kubeconfig or "--kubeconfig, $KUBECONFIG or ~/.kube/config"
+        print(f"{command}: skipped: no kubeconfig at {where}, so there is no cluster to test")
+        return None
+    return kubeconfig
+
+
 class KubeApi:
     """GET/POST/DELETE raw API paths through a configured ``kubernetes.client.ApiClient``."""
 

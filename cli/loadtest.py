@@ -12,7 +12,6 @@ configuration or an unreachable cluster.
 from __future__ import annotations
 
 import argparse
-import os
 import secrets
 import signal
 import sys
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from cli.environment_args import add_environment_args, load_selected
-from cli.kube import KubeApi, add_cluster_args, connect, find_kubeconfig
+from cli.kube import KubeApi, add_cluster_args, connect, kubeconfig_or_skip
 from cli.report import first_line
 from config import ConfigError, EnvironmentConfig
 from config.load import REPO_ROOT
@@ -142,10 +141,8 @@ def main(argv: list[str] | None = None) -> int:
                 raise ConfigError(flag, value, "not a positive number", f"pass e.g. {flag.strip('-').upper()}=1")
     except ConfigError as error:
         return error.report()
-    kubeconfig = find_kubeconfig(args.kubeconfig, os.environ, Path.home())
-    if kubeconfig is None or not kubeconfig.is_file():
-        where = kubeconfig or "--kubeconfig, $KUBECONFIG or ~/.kube/config"
-        print(f"loadtest: skipped: no kubeconfig at {where}, so there is no cluster to test")
+    kubeconfig = kubeconfig_or_skip(args.kubeconfig, command="loadtest")
+    if kubeconfig is None:
         return 0
     from simulation.engine.cluster import cluster_model
     from simulation.engine.simulate import simulate

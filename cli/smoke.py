@@ -12,16 +12,14 @@ reached.
 from __future__ import annotations
 
 import argparse
-import os
 import secrets
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 from catalog import versions
 from cli.environment_args import add_environment_args, load_selected
-from cli.kube import KubeApi, add_cluster_args, connect, find_kubeconfig
+from cli.kube import KubeApi, add_cluster_args, connect, kubeconfig_or_skip
 from cli.report import exit_code, first_line, render
 from cli.verify import read
 from config import ConfigError, EnvironmentConfig
@@ -172,10 +170,8 @@ def main(argv: list[str] | None = None) -> int:
         env = load_selected(args)
     except ConfigError as error:
         return error.report()
-    kubeconfig = find_kubeconfig(args.kubeconfig, os.environ, Path.home())
-    if kubeconfig is None or not kubeconfig.is_file():
-        where = kubeconfig or "--kubeconfig, $KUBECONFIG or ~/.kube/config"
-        print(f"smoke: skipped: no kubeconfig at {where}, so there is no cluster to test")
+    kubeconfig = kubeconfig_or_skip(args.kubeconfig, command="smoke")
+    if kubeconfig is None:
         return 0
     prefix = f"smoke-{env.tags.get('run-id') or secrets.token_hex(3)}"
     try:
