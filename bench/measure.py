@@ -14,6 +14,7 @@ import os
 import signal
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +49,47 @@ class CommandFailed(RuntimeError):
     pass
 
 
+class _PeakMemory(threading.Thread):
+    """Samples the peak resident memory (``VmHWM``) of every process in one process group.
+
+    ``wait4`` cannot tell the processes apart: the jsii Node.js runtime is usually reaped by the
+    Python process that started it, and then counts in that process's figure. ``VmHWM`` is the
+    kernel's own high-water mark, so sampling it shortly before a process exits gives its peak.
+    """
+
+    def __init__(self, group: int, *, interval_seconds: float = 0.02) -> None:
+        super().__init__(daemon=True)
+        self.group = group
+        self.interval_seconds = interval_seconds
+        self.peak_kib: dict[int, int] = {}
+        self._done = threading.Event()
+
+    def run(self) -> None:
+        while not self._done.is_set():
+            self.sample()
+            self._done.wait(self.interval_seconds)
+
+    def sample(self) -> None:
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = Path(entry.path, "stat").read_text()
+                # Fields after the command name (which may hold spaces): state ppid pgrp ...
+                if int(stat.rpartition(")")[2].split()[2]) != self.group:
+                    continue
+                for line in Path(entry.path, "status").read_text().splitlines():
+                    if line.startswith("VmHWM:"):
+                        pid = int(entry.name)
+                        self.peak_kib[pid] = max(self.peak_kib.get(pid, 0), int(line.split()[1]))
+            except (OSError, ValueError, IndexError):  # gone between listing and reading
+                continue
+
+    def stop(self) -> None:
+        self._done.set()
+        self.join()
+
+
 def run_tree(command: list[str], *, env: dict[str, str]) -> Sample:
     """Run ``command`` in the current directory; return once it and all its descendants have exited."""
     with tempfile.TemporaryFile() as err:
@@ -63,7 +105,9 @@ def run_tree(command: list[str], *, env: dict[str, str]) -> Sample:
             ],
             setpgroup=0,  # its own process group, so an interrupted benchmark can stop the whole tree
         )
-        command_end, code, main_rss, helper_rss, reaped, cpu = start, 0, 0.0, 0.0, 0, 0.0
+        memory = _PeakMemory(pid)
+        memory.start()
+        command_end, code, reaped, cpu = start, 0, 0, 0.0
         while True:
             try:
                 child, status, usage = os.wait4(-1, 0)
@@ -74,12 +118,12 @@ def run_tree(command: list[str], *, env: dict[str, str]) -> Sample:
                 raise
             reaped += 1
             cpu += usage.ru_utime + usage.ru_stime  # a process's own plus that of the children it reaped
-            rss_mib = usage.ru_maxrss / 1024  # KiB on Linux
             if child == pid:
-                command_end, code, main_rss = time.perf_counter(), os.waitstatus_to_exitcode(status), rss_mib
-            else:
-                helper_rss = max(helper_rss, rss_mib)
+                command_end, code = time.perf_counter(), os.waitstatus_to_exitcode(status)
         end = time.perf_counter()
+        memory.stop()
+        main_rss = memory.peak_kib.get(pid, 0) / 1024
+        helper_rss = max((kib for p, kib in memory.peak_kib.items() if p != pid), default=0) / 1024
         if code != 0:
             err.seek(0)
             tail = err.read().decode(errors="replace").strip().splitlines()[-3:]
