@@ -9,9 +9,11 @@ run) a missing directory fails them instead, so CI never passes by skipping.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -77,17 +79,44 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     terminalreporter.write_line(f"reference tests ({REFERENCE}): {counts}")
 
 
+def session_shared_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory every process of this test session sees: the session's root under pytest-xdist."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@contextmanager
+def once_per_session(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[tuple[Path, bool]]:
+    """``(directory, ready)`` for ``name``, held under a lock shared by the session's processes.
+
+    The first process to get the lock finds ``ready`` false and fills the directory; the others
+    wait for it and find it ready (pytest-xdist's recipe for session fixtures run once).
+    """
+    shared = session_shared_dir(tmp_path_factory)
+    directory, done = shared / name, shared / f"{name}.done"
+    with (shared / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            ready = done.exists()
+            directory.mkdir(exist_ok=True)
+            yield directory, ready
+            done.touch()
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 @pytest.fixture(scope="session")
 def synthesized(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], dict[str, Any]]:
-    """``synthesized(env_name)`` -> {stack name: template dict}, synthesized once per name."""
+    """``synthesized(env_name)`` -> {stack name: template dict}, synthesized once per name and session."""
     cache: dict[str, dict[str, Any]] = {}
 
     def get(name: str) -> dict[str, Any]:
         if name not in cache:
             from cli.synth import synth_cloudformation
 
-            outdir = tmp_path_factory.mktemp(f"cdk-{name}")
-            synth_cloudformation(load_environment(name=name), outdir)
+            with once_per_session(tmp_path_factory, f"cdk-{name}") as (outdir, ready):
+                if not ready:
+                    synth_cloudformation(load_environment(name=name), outdir)
             cache[name] = {
                 p.name.removesuffix(".template.json"): json.loads(p.read_text())
                 for p in sorted(outdir.glob("*.template.json"))

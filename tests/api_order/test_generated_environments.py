@@ -82,14 +82,14 @@ def _combinations() -> Iterator[tuple[str, str, bool, bool]]:
 
 @pytest.fixture(scope="module")
 def generated(dev_data_module: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """Every combination, synthesized as stacks of one CDK app (one jsii runtime; no cdk-nag)."""
-    from aws_cdk import App
-
+    """Every combination, synthesized as stacks of one CDK app (one jsii runtime; no cdk-nag), built
+    the way every synthesis path builds it."""
     from charts.render import render_cluster_objects
+    from stacks.app_options import new_app
     from stacks.cluster_stack import GpuClusterStack, stack_name
 
     outdir = tmp_path_factory.mktemp("api-order")
-    app = App(outdir=str(outdir))
+    app = new_app(outdir=str(outdir))
     envs = {}
     for combination in _combinations():
         env = env_from(_environment(dev_data_module, *combination))
