@@ -115,7 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="samples per command (interleaved)")
     parser.add_argument("--fleet", action="store_true", help=f"also {LARGE_FLEET:,} runs (several minutes each)")
     parser.add_argument("--fleet-repeat", type=int, default=1, help="samples of the 2,000 and 10,000 run sizes")
-    parser.add_argument("--only-fleet", action="store_true", help="skip the review loop and synthesis")
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument("--only-fleet", action="store_true", help="skip the review loop and synthesis")
+    only.add_argument("--only-review", action="store_true", help="only the review loop and synthesis (no fleet)")
     args = parser.parse_args(argv)
     os.chdir(ROOT)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the command being measured, too
@@ -123,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     if not become_subreaper():
         print("warning: no child subreaper here; processes outliving a command are not timed", file=sys.stderr)
     py = sys.executable
-    sizes = (*FLEET_SIZES, LARGE_FLEET) if args.fleet else FLEET_SIZES
+    sizes = () if args.only_review else (*FLEET_SIZES, LARGE_FLEET) if args.fleet else FLEET_SIZES
     samples: dict[str, list[Sample]] = defaultdict(list)
     peer = {} if args.only_fleet else _js_peer_command()
     print(f"before: {_load()}", flush=True)
@@ -163,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"synth dev / JS peer synth      {median['synth dev'] / js_peer:7.2f}x")
     measured = tuple(n for n in sizes if f"render {n}" in median)
     cpu = {name: _median(values, lambda s: s.cpu_seconds) for name, values in samples.items()}
-    for verb in ("render", "check"):
+    for verb in ("render", "check") if measured else ():
         for clock, figures in (("wall", median), ("CPU", cpu)):
             _growth(f"{verb} ({clock})", {n: figures[f"{verb} {n}"] for n in measured})
     return 0
