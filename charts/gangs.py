@@ -22,6 +22,7 @@ from catalog.labels import DOMAIN, ELASTIC_ANNOTATION
 from catalog.launchers import HOSTFILE_KEY, MPI_CONFIG_DIR, SHM_PATH, SSH_DIR
 from catalog.priority_tiers import DisruptionMode
 from charts.ordering import SYNC_WAVE, sync_wave
+from charts.quantities import int_or_string, quantity
 from config.model import EnvironmentConfig
 from config.platform import GangTemplate, RunConfig
 from policy.cluster_autoscaler import GANG_POD_ANNOTATIONS
@@ -126,7 +127,7 @@ def _probe(probe: Probe | None) -> k8s.Probe | None:
         return None
     return k8s.Probe(
         exec=k8s.ExecAction(command=list(probe.command)) if probe.command else None,
-        tcp_socket=k8s.TcpSocketAction(port=k8s.IntOrString.from_number(probe.tcp_port)) if probe.tcp_port else None,
+        tcp_socket=k8s.TcpSocketAction(port=int_or_string(probe.tcp_port)) if probe.tcp_port else None,
         period_seconds=5,
     )
 
@@ -136,9 +137,7 @@ def _volumes(plan: GangPlan, launch: Launch) -> tuple[list[k8s.Volume], list[k8s
     volumes = [
         k8s.Volume(
             name="shm",
-            empty_dir=k8s.EmptyDirVolumeSource(
-                medium="Memory", size_limit=k8s.Quantity.from_string(f"{plan.shm_gib}Gi")
-            ),
+            empty_dir=k8s.EmptyDirVolumeSource(medium="Memory", size_limit=quantity(f"{plan.shm_gib}Gi")),
         )
     ]
     mounts = [k8s.VolumeMount(name="shm", mount_path=SHM_PATH)]
@@ -174,7 +173,7 @@ def _pod_spec(
     launch = wiring.launch(plan, role)
     volumes, mounts = _volumes(plan, launch)
     efa = plan.efa_for(role.name)  # EFA devices and libfabric settings on EFA pools
-    efa_requests = {EFA_RESOURCE: k8s.Quantity.from_number(efa.efa_devices)} if efa else {}
+    efa_requests = {EFA_RESOURCE: quantity(efa.efa_devices)} if efa else {}
     env = [k8s.EnvVar(name="GANG_ROLE", value=role.name), k8s.EnvVar(name="GANG_WORKLOAD", value=plan.workload_name)]
     env += [k8s.EnvVar(name=name, value=value) for name, value in (efa.env if efa else ())]
     init = (
@@ -201,11 +200,11 @@ def _pod_spec(
                 volume_mounts=mounts,
                 resources=k8s.ResourceRequirements(
                     requests={
-                        "cpu": k8s.Quantity.from_number(role.cpu),
-                        "memory": k8s.Quantity.from_string(f"{role.memory_gib}Gi"),
+                        "cpu": quantity(role.cpu),
+                        "memory": quantity(f"{role.memory_gib}Gi"),
                         **efa_requests,
                     },
-                    limits={"memory": k8s.Quantity.from_string(f"{role.memory_gib}Gi"), **efa_requests},
+                    limits={"memory": quantity(f"{role.memory_gib}Gi"), **efa_requests},
                     claims=[k8s.ResourceClaim(name=c.name) for c in claims] or None,
                 ),
             )
@@ -350,8 +349,7 @@ class _GangObjects:
                 cluster_ip="None",
                 selector=selector,
                 publish_not_ready_addresses=publish_not_ready,
-                ports=[k8s.ServicePort(name=n, port=p, target_port=k8s.IntOrString.from_number(p)) for n, p in ports]
-                or None,
+                ports=[k8s.ServicePort(name=n, port=p, target_port=int_or_string(p)) for n, p in ports] or None,
             ),
         )
 
@@ -413,7 +411,7 @@ class _GangObjects:
             "PodDisruptionBudget",
             metadata=_meta(plan, plan.workload_name, "PodDisruptionBudget"),
             spec=k8s.PodDisruptionBudgetSpec(
-                max_unavailable=k8s.IntOrString.from_number(0 if whole_gang else 1),
+                max_unavailable=int_or_string(0 if whole_gang else 1),
                 selector=k8s.LabelSelector(match_labels={"app.kubernetes.io/part-of": plan.workload_name}),
                 # A crash-looping Pod must not block node drains forever.
                 unhealthy_pod_eviction_policy="AlwaysAllow",

@@ -21,6 +21,7 @@ from constructs import Construct
 from catalog.priority_tiers import TIERS
 from charts.namespaces import namespace_labels
 from charts.ordering import SYNC_WAVE, sync_wave
+from charts.quantities import int_or_string, quantity
 from config.model import EnvironmentConfig
 from config.observability import ObservabilityConfig
 from observability import manifests as m
@@ -112,7 +113,7 @@ class GangObservability(Construct):
                         name=m.METRICS_PORT_NAME,
                         port=m.METRICS_PORT,
                         protocol="TCP",
-                        target_port=k8s.IntOrString.from_string(m.METRICS_PORT_NAME),
+                        target_port=int_or_string(m.METRICS_PORT_NAME),
                     )
                 ],
                 selector=m.selector(),
@@ -155,12 +156,12 @@ def _meta(name: str, namespace: str | None = None, *, component: str = "exporter
 
 
 def _quantities(values: Mapping[str, str]) -> dict[str, k8s.Quantity]:
-    return {key: k8s.Quantity.from_string(value) for key, value in values.items()}
+    return {key: quantity(value) for key, value in values.items()}
 
 
 def _http_probe(path: str, *, period_seconds: int, initial_delay_seconds: int | None = None) -> k8s.Probe:
     return k8s.Probe(
-        http_get=k8s.HttpGetAction(path=path, port=k8s.IntOrString.from_string(m.METRICS_PORT_NAME)),
+        http_get=k8s.HttpGetAction(path=path, port=int_or_string(m.METRICS_PORT_NAME)),
         failure_threshold=3,
         timeout_seconds=5,
         period_seconds=period_seconds,
@@ -221,7 +222,7 @@ def _deployment(scope: Construct, namespace: str, image: str) -> k8s.KubeDeploym
                     volumes=[
                         k8s.Volume(
                             name=m.TMP_VOLUME,
-                            empty_dir=k8s.EmptyDirVolumeSource(size_limit=k8s.Quantity.from_string(m.TMP_SIZE_LIMIT)),
+                            empty_dir=k8s.EmptyDirVolumeSource(size_limit=quantity(m.TMP_SIZE_LIMIT)),
                         )
                     ],
                 ),
