@@ -11,6 +11,9 @@ TEST_STAMP := $(VENV)/.installed-test-$(shell cat requirements.txt requirements-
 SIM_STAMP := $(VENV)/.installed-sim-$(shell cat requirements.txt requirements-simulation.txt | cksum | cut -d' ' -f1)
 LAUNCHER_STAMP := $(VENV)/.installed-launchers-$(shell cat requirements-launchers.txt | cksum | cut -d' ' -f1)
 NODE_STAMP := node_modules/.installed-$(shell cat package-lock.json | cksum | cut -d' ' -f1)
+# The JavaScript peer the benchmark compares against (EKS Blueprints): `make bench` only.
+JS_PEER := bench/js_peer
+JS_PEER_STAMP := $(JS_PEER)/node_modules/.installed-$(shell cat $(JS_PEER)/package-lock.json | cksum | cut -d' ' -f1)
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
 EXAMPLE_ENVS := $(basename $(notdir $(wildcard environments/*.yaml)))
@@ -58,6 +61,10 @@ $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+$(JS_PEER_STAMP): $(JS_PEER)/package.json $(JS_PEER)/package-lock.json
+	npm ci --prefix $(JS_PEER) --no-audit --no-fund --loglevel=error
+	touch $@
+
 install: $(TEST_STAMP) $(LAUNCHER_STAMP) $(NODE_STAMP)  ## Create .venv (synth and test tools) and node_modules from the pinned files
 
 synth: $(STAMP)  ## Synthesize ENV (or CONFIG) into cdk.out/ and dist/<env>/
@@ -92,7 +99,7 @@ destroy: $(STAMP) $(NODE_STAMP)  ## cdk destroy ENV (--force: never asks)
 
 REPEAT ?= 3
 FLEET ?=
-bench: $(STAMP)  ## What users wait for, as ratios from one interleaved run (FLEET=1: also 10,000 runs)
+bench: $(STAMP) $(JS_PEER_STAMP)  ## What users wait for, as ratios from one interleaved run (FLEET=1: also 10,000 runs)
 	bash bench/bench.sh --repeat $(REPEAT) $(if $(FLEET),--fleet)
 
 settings: $(STAMP)  ## Regenerate the settings reference in README.md

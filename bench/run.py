@@ -3,7 +3,9 @@
 1. The review loop: ``make render`` and ``make check`` of the default environment against a
    one-DeviceClass cdk8s-plus-37 app (the cdk8s floor).
 2. Full synthesis (``make synth`` of the default environment) against a trivial one-queue CDK
-   app and a bare Python eks-v2 cluster (one node group, one Helm chart, one cdk8s chart).
+   app and a bare Python eks-v2 cluster (one node group, one Helm chart, one cdk8s chart), and
+   the JavaScript peer's whole synth of such a cluster (EKS Blueprints, ``bench/js_peer``; measured
+   when ``make bench`` has installed it).
 3. Fleet scale: ``render`` and ``check`` of generated, valid team runs (50, 200, 2,000 by
    default; ``--fleet`` adds 10,000), with per-run cost, marginal cost and the growth ratio.
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import shutil
 import signal
 import statistics
 import sys
@@ -30,6 +33,8 @@ from bench.measure import Sample, become_subreaper, run_tree
 from bench.runs import write_runs
 
 ROOT = Path(__file__).resolve().parent.parent
+JS_PEER = ROOT / "bench" / "js_peer"
+JS_PEER_NAME = "JS peer: EKS Blueprints synth"
 FLEET_SIZES = (50, 200, 2000)
 LARGE_FLEET = 10_000
 
@@ -43,6 +48,19 @@ def _commands(py: str, out: Path) -> dict[str, list[str]]:
         "bare eks-v2 cluster": [py, "-m", "bench.bare_cluster"],
         "synth dev": [py, "-m", "cli.synth", "--cdk-out", str(out / "cdk.out"), "--dist", str(out / "dist")],
     }
+
+
+def _js_peer_command() -> dict[str, list[str]]:
+    """The EKS Blueprints synth, when its pinned packages are installed (only ``make bench`` does)."""
+    node = shutil.which("node")
+    if node is None or not (JS_PEER / "node_modules").is_dir():
+        print(
+            f"skipped: {JS_PEER_NAME} (bench/js_peer/node_modules missing; install it with"
+            " `npm ci --prefix bench/js_peer`, which `make bench` runs)",
+            flush=True,
+        )
+        return {}
+    return {JS_PEER_NAME: [node, str(JS_PEER / "app.js")]}
 
 
 def _fleet_commands(py: str, out: Path, teams: Path, count: int) -> dict[str, list[str]]:
@@ -97,7 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="samples per command (interleaved)")
     parser.add_argument("--fleet", action="store_true", help=f"also {LARGE_FLEET:,} runs (several minutes each)")
     parser.add_argument("--fleet-repeat", type=int, default=1, help="samples of the 2,000 and 10,000 run sizes")
-    parser.add_argument("--only-fleet", action="store_true", help="skip the review loop and synthesis")
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument("--only-fleet", action="store_true", help="skip the review loop and synthesis")
+    only.add_argument("--only-review", action="store_true", help="only the review loop and synthesis (no fleet)")
     args = parser.parse_args(argv)
     os.chdir(ROOT)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the command being measured, too
@@ -105,8 +125,9 @@ def main(argv: list[str] | None = None) -> int:
     if not become_subreaper():
         print("warning: no child subreaper here; processes outliving a command are not timed", file=sys.stderr)
     py = sys.executable
-    sizes = (*FLEET_SIZES, LARGE_FLEET) if args.fleet else FLEET_SIZES
+    sizes = () if args.only_review else (*FLEET_SIZES, LARGE_FLEET) if args.fleet else FLEET_SIZES
     samples: dict[str, list[Sample]] = defaultdict(list)
+    peer = {} if args.only_fleet else _js_peer_command()
     print(f"before: {_load()}", flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         out = Path(tmp)
@@ -117,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             plan: dict[str, list[str]] = {}
             if round_index < args.repeat:
                 if not args.only_fleet:
-                    plan |= _commands(py, out)
+                    plan |= _commands(py, out) | peer
                 for n in small:
                     plan |= _fleet_commands(py, out, teams[n], n)
             if round_index < args.fleet_repeat:
@@ -138,9 +159,13 @@ def main(argv: list[str] | None = None) -> int:
         bare = median["bare eks-v2 cluster"]
         print(f"synth dev / bare eks-v2 cluster{median['synth dev'] / bare:7.2f}x  (target <= 1.25x)")
         print(f"synth dev / trivial CDK app    {median['synth dev'] / median['trivial CDK app (one queue)']:7.2f}x")
+        if JS_PEER_NAME in median:
+            js_peer = median[JS_PEER_NAME]
+            print(f"render dev / JS peer synth     {median['render dev'] / js_peer:7.2f}x  (target < 1.0x)")
+            print(f"synth dev / JS peer synth      {median['synth dev'] / js_peer:7.2f}x")
     measured = tuple(n for n in sizes if f"render {n}" in median)
     cpu = {name: _median(values, lambda s: s.cpu_seconds) for name, values in samples.items()}
-    for verb in ("render", "check"):
+    for verb in ("render", "check") if measured else ():
         for clock, figures in (("wall", median), ("CPU", cpu)):
             _growth(f"{verb} ({clock})", {n: figures[f"{verb} {n}"] for n in measured})
     return 0

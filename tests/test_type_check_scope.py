@@ -7,6 +7,7 @@ a module imported without joining the followed list would silently type as Any.
 from __future__ import annotations
 
 import ast
+import re
 import tomllib
 from pathlib import Path
 
@@ -32,10 +33,15 @@ def _followed_aws_cdk_modules() -> set[str]:
 
 def _imported_aws_cdk_modules() -> dict[str, str]:
     """Module -> first file importing it, over the files mypy checks."""
-    files = _mypy_config()["files"]
-    assert isinstance(files, list)
+    files, excluded = _mypy_config()["files"], _mypy_config().get("exclude", [])
+    assert isinstance(files, list) and isinstance(excluded, list)
     found: dict[str, str] = {}
-    paths = [p for entry in files for p in ([ROOT / entry] if entry.endswith(".py") else (ROOT / entry).rglob("*.py"))]
+    paths = [
+        p
+        for entry in files
+        for p in ([ROOT / entry] if entry.endswith(".py") else (ROOT / entry).rglob("*.py"))
+        if not any(re.search(pattern, p.relative_to(ROOT).as_posix()) for pattern in excluded)
+    ]
     for path in sorted(paths):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             names: list[str] = []
