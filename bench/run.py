@@ -11,8 +11,8 @@
 
 Every figure is the time until the command *and every process it started* have exited
 (``bench/measure.py``), sampled ``--repeat`` times with all commands interleaved; medians with
-min-max ranges, and the peak resident memory of the Python process and of the jsii Node.js
-runtime it started.
+min-max ranges, and the peak resident memory of the command's own process and of the largest
+process it started (for the Python commands, the jsii Node.js runtime).
 """
 
 from __future__ import annotations
@@ -80,8 +80,8 @@ def _line(name: str, samples: list[Sample]) -> str:
         f"{name:<30} {statistics.median(seconds):7.2f} s  [{min(seconds):.2f}-{max(seconds):.2f}]"
         f"  (CPU {_median(samples, lambda s: s.cpu_seconds):.2f} s; command exits at"
         f" {_median(samples, lambda s: s.command_seconds):.2f} s;"
-        f" peak RSS python {_median(samples, lambda s: s.main_rss_mib):.0f} MiB,"
-        f" node {_median(samples, lambda s: s.helper_rss_mib):.0f} MiB)"
+        f" peak RSS command {_median(samples, lambda s: s.main_rss_mib):.0f} MiB,"
+        f" largest child {_median(samples, lambda s: s.helper_rss_mib):.0f} MiB)"
     )
 
 
