@@ -15,6 +15,8 @@ in-process, keeps jsii's own path, and the output is byte-identical either way
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 
@@ -50,6 +52,25 @@ def skip_argument_type_checks() -> None:
     reference = getattr(_kernel, "_make_reference_for_native", None)
     if reference is not None and not getattr(reference, "reads_struct_values", False):
         _kernel._make_reference_for_native = _struct_values_first(reference)
+
+
+@contextmanager
+def fast_path() -> Iterator[None]:
+    """The fast path for the duration of a block, then jsii's own path again (for tests that only
+    need the output, in a process whose other tests keep the checks)."""
+    from jsii import _kernel, _type_checking
+
+    saved = {
+        (_type_checking, name): getattr(_type_checking, name, None) for name in ("_resolved_check", "_type_hints_cache")
+    }
+    saved[(_kernel, "_make_reference_for_native")] = getattr(_kernel, "_make_reference_for_native", None)
+    skip_argument_type_checks()
+    try:
+        yield
+    finally:
+        for (module, name), value in saved.items():
+            if value is not None or name == "_resolved_check":
+                setattr(module, name, value)
 
 
 def _struct_values_first(reference: Any) -> Any:
