@@ -19,9 +19,11 @@ def _assembly(synthesized: Synth, name: str) -> Any:
 
 
 def test_a_cdk_warning_becomes_one_warning_line() -> None:
-    from aws_cdk import Annotations, App, Stack
+    from aws_cdk import Annotations, Stack
 
-    app = App()
+    from stacks.app_options import new_app
+
+    app = new_app()
     stack = Stack(app, "Probe")
     Annotations.of(stack).add_warning_v2("@aws-cdk/example:thing", "something the user\nshould know")
     Annotations.of(stack).add_warning_v2("gpu-platform:own", "the kit's own")

@@ -195,7 +195,7 @@ def test_acknowledged_unsupported_release_warns_on_stderr_and_in_cdk(
 
     from stacks.karpenter import warn_if_unsupported
 
-    stack = Stack(App(), "WarningProbe")
+    stack = Stack(App(builtin_cloud_formation_validation=False), "WarningProbe")
     warn_if_unsupported(stack, env_from(karpenter_1_14_data))
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith("warning: karpenter.version: Karpenter 1.14.1 supports Kubernetes 1.29-1.36, not 1.37")

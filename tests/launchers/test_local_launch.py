@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -155,7 +156,8 @@ ALL_REDUCE = textwrap.dedent(
 
 
 def test_pytorch_run_forms_one_world_with_real_torchrun(tmp_path: Path) -> None:
-    pytest.importorskip("torch", reason="torch is installed by make test from requirements-launchers.txt")
+    # Looked up, not imported: the launched processes import it (and this one need not pay for it).
+    _require(find_spec("torch") is not None, "torch is not installed (make test installs requirements-launchers.txt)")
     _require(shutil.which("torchrun", path=f"{BIN}:{os.environ.get('PATH', '')}") is not None, "torchrun not found")
     _require(_namespaces_work(), "unshare --mount --uts is not permitted here (needs root or user namespaces)")
     script = tmp_path / "all_reduce.py"
