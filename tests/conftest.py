@@ -10,6 +10,7 @@ run) a missing directory fails them instead, so CI never passes by skipping.
 from __future__ import annotations
 
 import fcntl
+import functools
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -31,6 +32,18 @@ from config.model import EnvironmentConfig as _Env
 settings.register_profile("default", max_examples=200, database=None)
 settings.register_profile("deep", max_examples=5000, database=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+def _parse_schema_files_once() -> None:
+    """kubernetes-validate reads and parses its schema files on every ``validate`` call, the 1.8 MB
+    definitions file included: parse each once per process (same files, same validation)."""
+    from kubernetes_validate import utils
+
+    if not hasattr(utils.schema_contents, "cache_info"):
+        utils.schema_contents = functools.cache(utils.schema_contents)
+
+
+_parse_schema_files_once()
 
 REFERENCE_ENV = "GPU_PLATFORM_REFERENCE"
 REQUIRE_REFERENCE_ENV = "GPU_PLATFORM_REQUIRE_REFERENCE"

@@ -109,6 +109,16 @@ def test_every_rendered_object_validates_strictly_against_1_37(env_name: str) ->
         kubernetes_validate.validate(obj, "1.37.0", strict=True)
 
 
+def test_strict_validation_refuses_an_unknown_field_on_every_call() -> None:
+    # The schema files are parsed once per process (tests/conftest.py): later calls still validate.
+    good = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}, "data": {"k": "v"}}
+    bad = {**good, "date": {"k": "v"}}
+    for _ in range(2):
+        kubernetes_validate.validate(good, "1.37.0", strict=True)
+        with pytest.raises(kubernetes_validate.ValidationError, match="date"):
+            kubernetes_validate.validate(bad, "1.37.0", strict=True)
+
+
 @pytest.mark.parametrize("env_name", EXAMPLE_ENVIRONMENTS)
 def test_committed_dist_is_the_golden_output(env_name: str) -> None:
     env = load_environment(name=env_name)
