@@ -1,9 +1,10 @@
 """``make synth``: validate the environment, then write ``cdk.out/`` and ``dist/<env>/``.
 
 The platform YAML (with every gate and deadlock check) renders in a forked process while
-this one synthesizes CloudFormation, so the two use both cores. Both outputs are staged
-and swapped in only when both succeeded: a bad configuration, a failed check or a failed
-synthesis leaves the last good output untouched.
+this one synthesizes CloudFormation, so the two use both cores; a renderer that fails signals
+this process to stop at once. Both outputs are staged and swapped in only when both
+succeeded: a bad configuration, a failed check or a failed synthesis leaves the last good
+output untouched.
 """
 
 from __future__ import annotations
@@ -75,7 +76,9 @@ def _render_dist(env: EnvironmentConfig, staging_root: Path, team_runs: list[Tea
     try:
         write_dist(env, staging_root, team_runs=team_runs)
     except ConfigError as error:
-        exit_now(error.report())
+        code = error.report()
+        os.kill(os.getppid(), RENDER_FAILED_SIGNAL)  # the parent stops synthesizing now, not when it is done
+        exit_now(code)
     exit_now(0)
 
 
@@ -87,10 +90,23 @@ def _warn(env: EnvironmentConfig, teams_dir: Path) -> None:
         print(f"warning: {line}", file=sys.stderr)
 
 
+RENDER_FAILED_SIGNAL = signal.SIGUSR1
+"""The renderer's word to the parent that it failed: a refused environment fails in the time of its
+render and checks, without waiting for the CloudFormation synthesis beside it."""
+
+
 class _RenderFailed(Exception):
     def __init__(self, code: int) -> None:
         super().__init__(code)
         self.code = code
+
+
+class _RenderStopped(Exception):
+    """Raised in this process by ``RENDER_FAILED_SIGNAL``, wherever the synthesis is."""
+
+
+def _stop_synthesis(*_: object) -> None:
+    raise _RenderStopped
 
 
 def _first_line(error: Exception) -> str:
@@ -115,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         renderer = multiprocessing.get_context("fork").Process(
             target=_render_dist, args=(env, Path(staging_root), team_runs)
         )
+        previous = signal.signal(RENDER_FAILED_SIGNAL, _stop_synthesis)
         renderer.start()
         try:
             with replace_dir_on_success(Path(args.cdk_out)) as staging:
@@ -124,6 +141,9 @@ def main(argv: list[str] | None = None) -> int:
                 renderer.join()
                 if renderer.exitcode != 0:  # the renderer already printed its one-line error
                     raise _RenderFailed(renderer.exitcode or 1)
+        except _RenderStopped:  # mid-synthesis: this process's jsii runtime is abandoned with it
+            renderer.join()
+            return renderer.exitcode or 1
         except _RenderFailed as failed:
             return failed.code
         except ConfigError as error:
@@ -132,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: synthesis of {env.name} failed: {_first_line(error)}", file=sys.stderr)
             return 1
         finally:
+            signal.signal(RENDER_FAILED_SIGNAL, previous)
             if renderer.is_alive():
                 renderer.terminate()
             renderer.join()

@@ -208,3 +208,16 @@ def test_render_and_check_leave_the_temp_directory_as_they_found_it(tmp_path: Pa
     bad = tmp_path / "bad.yaml"
     bad.write_bytes(b"name: [\n")
     assert _command("cli.render", "--config", str(bad), temp=temp).returncode == 2
+
+
+@pytest.mark.synth
+def test_failed_check_stops_the_synthesis_beside_it_and_leaves_nothing_behind(workspace: Workspace) -> None:
+    """The renderer's deadlock check fails while CloudFormation is synthesizing: one line, exit 2, no
+    process or temp file left, the last good output untouched (the renderer signals the synthesis to stop)."""
+    config = workspace.root / "small.yaml"
+    config.write_bytes(DEV.replace(b"    min_size: 16\n    max_size: 16\n", b"    min_size: 1\n    max_size: 1\n", 1))
+    before = _digest(workspace.cdk_out), _digest(workspace.dist)
+    result = workspace.synth("--config", str(config))
+    _assert_refused(
+        result.returncode, result.stdout, result.stderr, "capacity: PodGroup/team-llm-research/", workspace, before
+    )
