@@ -13,7 +13,7 @@ import time
 
 from config.load import load_environment
 from simulation.engine.cluster import cluster_model
-from simulation.engine.simulate import Mode, simulate
+from simulation.engine.simulate import Mode, Simulation
 from simulation.mix.load import MIXES_DIR, load_mix
 from simulation.mix.model import ArrivalProcess, MixConfig
 from simulation.mix.sample import sample_jobs
@@ -59,14 +59,14 @@ def main(argv: list[str] | None = None) -> int:
         )
         for mode in Mode:
             start = time.perf_counter()
-            result = simulate(
+            result = Simulation(
                 cluster,
                 jobs,
                 mode=mode,
                 horizon_seconds=WEEK_SECONDS,
                 sample_seconds=sample_seconds(WEEK_SECONDS),
                 windows=windows(mix),
-            )
+            ).run()
             seconds = time.perf_counter() - start
             started = sum(1 for j in result.jobs if j.scheduled_seconds is not None)
             rows.append((arrivals, mode, len(jobs), seconds))

@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     if kubeconfig is None:
         return 0
     from simulation.engine.cluster import cluster_model
-    from simulation.engine.simulate import simulate
+    from simulation.engine.simulate import Simulation
     from simulation.loadtest.observe import live_result
     from simulation.loadtest.plan import plan_load
     from simulation.mix.sample import sample_jobs
@@ -171,7 +171,9 @@ def main(argv: list[str] | None = None) -> int:
     live = live_result(
         plan, runner.watches, runner.samples, submitted=runner.submitted, allocation_failures=runner.failures
     )
-    simulated = simulate(cluster_model(env), [s.job for s in plan.submissions], horizon_seconds=plan.window_seconds)
+    simulated = Simulation(
+        cluster_model(env), [s.job for s in plan.submissions], horizon_seconds=plan.window_seconds
+    ).run()
     report = {
         "title": {
             "environment": env.name,

@@ -10,7 +10,7 @@ from typing import Any
 from config.model import EnvironmentConfig
 from simulation.engine.cluster import cluster_model
 from simulation.engine.jobs import JobRequest
-from simulation.engine.simulate import Mode, Window, simulate
+from simulation.engine.simulate import Mode, Simulation, Window
 from simulation.mix.model import MixConfig
 from simulation.mix.sample import sample_jobs
 from simulation.report.markdown import report_markdown
@@ -44,7 +44,7 @@ def run_modes(
     modes = {}
     for mode in (Mode.GANG, Mode.POD):
         tick = None if progress is None else (lambda t, m=mode: progress(m, t))
-        result = simulate(
+        result = Simulation(
             cluster,
             jobs,
             mode=mode,
@@ -52,7 +52,7 @@ def run_modes(
             sample_seconds=step,
             windows=windows(mix),
             progress=tick,
-        )
+        ).run()
         modes[mode.value] = measurements(result)
     return modes
 

@@ -650,24 +650,3 @@ def fits_when_empty(cluster: ClusterModel, request: JobRequest) -> bool:
         if nodes_to_add([], candidates, request.required) is not None:
             return True
     return False
-
-
-def simulate(
-    cluster: ClusterModel,
-    jobs: Sequence[JobRequest],
-    *,
-    mode: Mode = Mode.GANG,
-    horizon_seconds: float,
-    sample_seconds: float = 600.0,
-    windows: Sequence[Window] = (),
-    progress: Progress | None = None,
-) -> SimulationResult:
-    return Simulation(
-        cluster,
-        jobs,
-        mode=mode,
-        horizon_seconds=horizon_seconds,
-        sample_seconds=sample_seconds,
-        windows=windows,
-        progress=progress,
-    ).run()

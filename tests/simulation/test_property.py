@@ -36,7 +36,7 @@ from policy.deadlocks import check_capacity
 from policy.gangs import plan_gang
 from simulation.engine.cluster import cluster_model
 from simulation.engine.jobs import JobRequest, gang_pods
-from simulation.engine.simulate import Mode, Simulation, fits_when_empty, simulate
+from simulation.engine.simulate import Mode, Simulation, fits_when_empty
 from simulation.mix.load import MIXES_DIR, load_mix
 from simulation.mix.sample import sample_jobs
 from simulation.whatif import windows
@@ -126,7 +126,7 @@ def test_a_gang_starts_alone_exactly_when_the_capacity_check_accepts_it(
     assume(serving)  # a class no pool serves is the device-classes check's finding, not capacity's
     accepted = capacity_verdict(env, run)
     delay = max(pz.delay_seconds for pz in serving)
-    (outcome,) = simulate(cluster, [job(env, run)], horizon_seconds=delay + 3600).jobs
+    (outcome,) = Simulation(cluster, [job(env, run)], horizon_seconds=delay + 3600).run().jobs
     event("accepted" if accepted else "rejected")
     if accepted:
         assert outcome.scheduled_seconds is not None and outcome.scheduled_seconds <= delay
@@ -148,7 +148,7 @@ def test_without_preemption_or_later_arrivals_gpu_hours_equal_the_mix(
     jobs = [j for j in jobs if fits_when_empty(cluster, j) and not j.optional]
     assume(jobs)
     horizon = sum(j.duration_seconds or 0 for j in jobs) + 600 * (len(jobs) + 1)
-    result = simulate(cluster, jobs, horizon_seconds=horizon)  # one tier: nobody preempts
+    result = Simulation(cluster, jobs, horizon_seconds=horizon).run()  # one tier: nobody preempts
     assert all(j.completed_seconds is not None for j in result.jobs)
     wanted = sum(j.gpus * (j.duration_seconds or 0) for j in jobs)
     assert abs(result.busy_gpu_seconds - wanted) < 1e-6 * max(1.0, wanted)

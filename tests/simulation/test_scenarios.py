@@ -9,7 +9,7 @@ from catalog.priority_tiers import Tier
 from config.model import EnvironmentConfig, GpuPoolConfig
 from policy.capacity import PodShape
 from simulation.engine.jobs import JobRequest
-from simulation.engine.simulate import JobOutcome, Mode, NeverStarted, SimulationResult, Window, simulate
+from simulation.engine.simulate import JobOutcome, Mode, NeverStarted, Simulation, SimulationResult, Window
 from tests.simulation.scenario import SCALE_UP_SECONDS, cluster, environment, gang, h100_pool
 
 STATIC = environment([h100_pool(min_size=2, max_size=2)])  # 2 nodes in each of two zones, always there
@@ -25,7 +25,7 @@ def run(
 def _result(
     jobs: list[JobRequest], *, env: EnvironmentConfig = STATIC, mode: Mode = Mode.GANG, windows: Sequence[Window] = ()
 ) -> SimulationResult:
-    return simulate(cluster(env), jobs, mode=mode, horizon_seconds=HOURS, windows=windows)
+    return Simulation(cluster(env), jobs, mode=mode, horizon_seconds=HOURS, windows=windows).run()
 
 
 def started_minutes(outcome: JobOutcome) -> float | None:
