@@ -1,16 +1,16 @@
 """Commands take the jsii runtime's fast path: no per-argument type checks, direct struct reads.
 
 Generated jsii bindings check every argument of every construct and struct with typeguard
-before the call reaches Node.js (about a quarter of rendering time), resolving each stub's
-stringized annotations first (another tenth). Sending a struct to Node.js then reads each
-field through its generated property, which evaluates a ``typing.cast`` target such as
-``typing.Optional[typing.List["X"]]`` on every read: another tenth. The fast path skips
-the checks and reads the values the struct stores.
+before the call reaches Node.js, resolving each stub's stringized annotations first. Sending
+a struct to Node.js then reads each field through its generated property, which evaluates a
+``typing.cast`` target such as ``typing.Optional[typing.List["X"]]`` on every read. The fast
+path skips the checks and reads the values the struct stores (for ``dev``, 435,000 Python
+function calls to render instead of 735,000).
 
 The code calling the bindings is type-checked (``mypy --strict`` with the aws_cdk, cdk8s
 and cdk8s-plus-37 stubs); the test suite, which builds every shipped environment
 in-process, keeps jsii's own path, and the output is byte-identical either way
-(``make freshness`` and ``tests/test_cli.py`` compare the two).
+(``make freshness``, ``tests/test_cli.py`` and ``tests/test_jsii_fast_path.py`` compare them).
 """
 
 from __future__ import annotations
@@ -54,23 +54,28 @@ def skip_argument_type_checks() -> None:
         _kernel._make_reference_for_native = _struct_values_first(reference)
 
 
+_HOOKS = (
+    ("_type_checking", "_resolved_check"),
+    ("_type_checking", "_type_hints_cache"),
+    ("_kernel", "_make_reference_for_native"),
+)
+"""What ``skip_argument_type_checks`` replaces, as (jsii module, attribute)."""
+
+
 @contextmanager
 def fast_path() -> Iterator[None]:
     """The fast path for the duration of a block, then jsii's own path again (for tests that only
     need the output, in a process whose other tests keep the checks)."""
     from jsii import _kernel, _type_checking
 
-    saved = {
-        (_type_checking, name): getattr(_type_checking, name, None) for name in ("_resolved_check", "_type_hints_cache")
-    }
-    saved[(_kernel, "_make_reference_for_native")] = getattr(_kernel, "_make_reference_for_native", None)
+    modules = {"_type_checking": _type_checking, "_kernel": _kernel}
+    saved = {(module, name): vars(modules[module]).get(name) for module, name in _HOOKS}
     skip_argument_type_checks()
     try:
         yield
     finally:
         for (module, name), value in saved.items():
-            if value is not None or name == "_resolved_check":
-                setattr(module, name, value)
+            setattr(modules[module], name, value)
 
 
 def _struct_values_first(reference: Any) -> Any:

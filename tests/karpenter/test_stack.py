@@ -190,12 +190,13 @@ def test_environments_without_karpenter_pools_get_nothing_of_it(synthesized: Syn
 def test_acknowledged_unsupported_release_warns_on_stderr_and_in_cdk(
     karpenter_1_14_data: dict[str, Any], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from aws_cdk import App, Stack
+    from aws_cdk import Stack
     from aws_cdk.assertions import Annotations, Match
 
+    from stacks.app_options import new_app
     from stacks.karpenter import warn_if_unsupported
 
-    stack = Stack(App(builtin_cloud_formation_validation=False), "WarningProbe")
+    stack = Stack(new_app(), "WarningProbe")
     warn_if_unsupported(stack, env_from(karpenter_1_14_data))
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith("warning: karpenter.version: Karpenter 1.14.1 supports Kubernetes 1.29-1.36, not 1.37")
@@ -205,12 +206,13 @@ def test_acknowledged_unsupported_release_warns_on_stderr_and_in_cdk(
 def test_acknowledged_unverified_release_warns_on_stderr_and_in_cdk(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from aws_cdk import App, Stack
+    from aws_cdk import Stack
     from aws_cdk.assertions import Annotations, Match
 
+    from stacks.app_options import new_app
     from stacks.karpenter import warn_if_unsupported
 
-    stack = Stack(App(builtin_cloud_formation_validation=False), "UnverifiedProbe")
+    stack = Stack(new_app(), "UnverifiedProbe")
     warn_if_unsupported(stack, example_env())
     assert capsys.readouterr().err.splitlines() == [
         "warning: karpenter.version: the compatibility row Karpenter 1.15.0 (Kubernetes 1.29-1.37, DRA) is an "
@@ -222,7 +224,7 @@ def test_acknowledged_unverified_release_warns_on_stderr_and_in_cdk(
     # Once the row is verified, the same environment synthesizes without a word.
     pinned = KARPENTER_RELEASES["1.15.0"]
     monkeypatch.setitem(KARPENTER_RELEASES, "1.15.0", dataclasses.replace(pinned, verified=True))
-    quiet = Stack(App(builtin_cloud_formation_validation=False), "VerifiedProbe")
+    quiet = Stack(new_app(), "VerifiedProbe")
     warn_if_unsupported(quiet, example_env())
     assert capsys.readouterr().err == ""
     Annotations.from_stack(quiet).has_no_warning("*", Match.any_value())
