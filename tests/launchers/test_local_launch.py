@@ -218,7 +218,11 @@ RSH_SHIM = textwrap.dedent(
     """\
     #!/bin/sh
     # rsh agent for the local test: drop ssh's options (-i/-o/-p take a value), the host, then run here.
+    # Every "host" shares this machine's /tmp and one hostname, so each daemon gets its own Open MPI
+    # session directory (on separate hosts they would differ; here two daemons could race for one).
     while [ "${1#-}" != "$1" ]; do shift 2; done
+    export OMPI_MCA_orte_tmpdir_base="$RSH_SESSION_ROOT/$1"
+    mkdir -p "$OMPI_MCA_orte_tmpdir_base"
     shift
     exec sh -c "$*"
     """
@@ -264,6 +268,7 @@ def test_mpi_run_launches_every_rank_with_real_mpirun(tmp_path: Path) -> None:
             # The one substitution: the rsh agent runs here instead of ssh-ing into a worker.
             env |= {
                 "OMPI_MCA_plm_rsh_agent": str(shim),
+                "RSH_SESSION_ROOT": str(tmp_path / "sessions"),
                 "OMPI_ALLOW_RUN_AS_ROOT": "1",
                 "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
             }
