@@ -77,7 +77,8 @@ def build(app: object, env: EnvironmentConfig, cluster_objects: Mapping[str, Obj
 
 
 if __name__ == "__main__":
-    from cli.jsii_runtime import skip_argument_type_checks
+    from cli.jsii_runtime import skip_argument_type_checks, use_direct_channel
 
+    use_direct_channel()
     skip_argument_type_checks()
     sys.exit(main())

@@ -13,7 +13,7 @@ from pathlib import Path
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
 from cli.jsii_runtime import skip_argument_type_checks
-from cli.warm import exit_now, warm_cdk8s
+from cli.warm import run_command, warm_cdk8s
 
 warm_cdk8s()  # the jsii Node.js process boots while the configuration imports below load
 
@@ -54,4 +54,4 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     skip_argument_type_checks()
-    exit_now(main())
+    run_command(main)

@@ -1,4 +1,5 @@
-"""Commands take the jsii runtime's fast path: no per-argument type checks, direct struct reads.
+"""Commands take the jsii runtime's fast path: no per-argument type checks, direct struct reads,
+and a direct channel to the kernel (``use_direct_channel``, at the end).
 
 Generated jsii bindings check every argument of every construct and struct with typeguard
 before the call reaches Node.js, resolving each stub's stringized annotations first. Sending
@@ -15,8 +16,14 @@ in-process, keeps jsii's own path, and the output is byte-identical either way
 
 from __future__ import annotations
 
+import atexit
+import os
+import platform
+import subprocess
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 
@@ -101,3 +108,51 @@ def _struct_values_first(reference: Any) -> Any:
 
     make_reference.reads_struct_values = True  # type: ignore[attr-defined]
     return make_reference
+
+
+DIRECT_CHANNEL = Path(__file__).with_name("jsii_direct_channel.js")
+
+
+def use_direct_channel() -> None:
+    """Start jsii's Node.js kernel without jsii's relay process in between; call before the first
+    jsii import of the process (a runtime already running keeps its channel).
+
+    jsii's launcher starts a second Node.js process that relays every request and response between
+    the Python pipes and the kernel's fd 3: two more context switches per call. Here Node.js runs
+    the kernel itself through ``jsii_direct_channel.js``, which serves fd 3 from the pipes and
+    forwards console output the way the launcher does. ``--preserve-symlinks`` is the flag the
+    launcher gives the kernel: with it, jsii links each cached package folder instead of hard-linking
+    every file of aws-cdk-lib into its working folder. A ``JSII_RUNTIME`` the user chose is left alone.
+    """
+    from jsii._kernel.providers import process as providers
+
+    if getattr(providers._NodeProcess.start, "direct_channel", False) or "JSII_RUNTIME" in os.environ:
+        return
+
+    def start(self: Any) -> None:  # jsii's ``_NodeProcess.start`` with the kernel started directly
+        environ = os.environ.copy()
+        environ["JSII_AGENT"] = f"Python/{platform.python_version()}"
+        launcher = Path(self._jsii_runtime())  # <unpacked runtime>/bin/jsii-runtime.js, removed on stop
+        kernel = launcher.parent.parent / "lib" / "program.js"
+        self._process = subprocess.Popen(
+            [
+                environ.get("JSII_NODE", "node"),
+                "--max-old-space-size=4069",
+                "--preserve-symlinks",
+                str(DIRECT_CHANNEL),
+                str(kernel),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=environ,
+        )
+        self.sink_thread = threading.Thread(
+            name="process.stderr_sink", target=providers.stderr_sink, args=(self._process.stderr,), daemon=True
+        )
+        self.sink_thread.start()
+        atexit.register(self.stop)
+        self.handshake()
+
+    start.direct_channel = True  # type: ignore[attr-defined]
+    setattr(providers._NodeProcess, "start", start)  # noqa: B010 - mypy refuses assigning to a method

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
 from cli.output import replace_dir_on_success, swap_in
-from cli.warm import exit_now
+from cli.warm import exit_now, run_command
 from config import ConfigError, EnvironmentConfig, load_environment
 from config.load import REPO_ROOT
 
@@ -164,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    from cli.jsii_runtime import skip_argument_type_checks
+    from cli.jsii_runtime import skip_argument_type_checks, use_direct_channel
 
+    use_direct_channel()  # before the renderer forks: both sides start their runtime on it
     skip_argument_type_checks()
-    exit_now(main())
+    run_command(main)

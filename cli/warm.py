@@ -6,6 +6,7 @@ import importlib
 import os
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any
 
 _warming: list[threading.Thread] = []
@@ -16,12 +17,27 @@ def warm_cdk8s() -> threading.Thread:
     """Import cdk8s-plus-37 on a background thread; join it before rendering.
 
     The import spends most of its time waiting for the jsii Node.js process to load the
-    constructs, cdk8s and cdk8s-plus assemblies, which overlaps with pydantic work here.
+    constructs, cdk8s and cdk8s-plus assemblies, which overlaps with pydantic work here. The
+    runtime starts on the direct channel (``cli.jsii_runtime.use_direct_channel``).
     """
+    from cli.jsii_runtime import use_direct_channel
+
+    use_direct_channel()
     thread = threading.Thread(target=importlib.import_module, args=("cdk8s_plus_37",), daemon=True)
     thread.start()
     _warming.append(thread)
     return thread
+
+
+def run_command(main: Callable[[], int]) -> None:
+    """Run a command's ``main`` and leave through ``exit_now``, also when argparse ends it (``--help``,
+    a usage error) while the runtime is still booting: an interpreter exit then would close the
+    runtime's pipes under the importing thread, which reports it with a traceback."""
+    try:
+        code = main()
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+    exit_now(code)
 
 
 def exit_now(code: int) -> None:

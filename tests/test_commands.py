@@ -210,6 +210,18 @@ def test_render_and_check_leave_the_temp_directory_as_they_found_it(tmp_path: Pa
     assert _command("cli.render", "--config", str(bad), temp=temp).returncode == 2
 
 
+@pytest.mark.parametrize("module", ["cli.render", "cli.check", "cli.synth"])
+def test_help_and_usage_errors_end_cleanly_while_the_runtime_boots(module: str, tmp_path: Path) -> None:
+    """argparse ends these commands while the jsii runtime is still starting on its own thread."""
+    helped = _command(module, "--help", temp=tmp_path)
+    assert (helped.returncode, helped.stderr) == (0, "")
+    assert helped.stdout.startswith("usage: ")
+    refused = _command(module, "--no-such-option", temp=tmp_path)
+    assert refused.returncode == 2
+    assert refused.stderr.splitlines()[-1].endswith("error: unrecognized arguments: --no-such-option")
+    assert "Traceback" not in refused.stderr
+
+
 @pytest.mark.synth
 def test_failed_check_stops_the_synthesis_beside_it_and_leaves_nothing_behind(workspace: Workspace) -> None:
     """The renderer's deadlock check fails while CloudFormation is synthesizing: one line, exit 2, no
