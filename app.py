@@ -17,9 +17,7 @@ os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 from config import ConfigError, EnvironmentConfig, load_environment
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
-    from charts.render import Objects
+    from charts.deployed import DeployedObjects
 
 
 def main() -> int:
@@ -57,22 +55,24 @@ def _for_run(env: EnvironmentConfig, run_id: object, admin_arn: object) -> Envir
     return for_run(env, run_id=run, admin_arns=admins)
 
 
-def build(app: object, env: EnvironmentConfig, cluster_objects: Mapping[str, Objects] | None = None) -> None:
+def build(app: object, env: EnvironmentConfig, objects: DeployedObjects | None = None) -> None:
     """Add every stack of ``env`` to ``app`` and attach the cdk-nag checks.
 
-    ``cluster_objects`` are the rendered cluster-scoped platform objects when the caller
-    renders and checks the platform YAML itself (``make synth``); otherwise they are rendered
-    here, and the gate and deadlock checks refuse a broken environment before any stack exists.
+    ``objects`` are the rendered objects the stacks deploy when the caller renders and checks
+    the platform YAML itself (``make synth``); otherwise they are rendered here, and the gate and
+    deadlock checks refuse a broken environment before any stack exists.
     """
     from aws_cdk import App
 
-    from charts.render import render_checked
     from stacks.cluster_stack import GpuClusterStack, stack_name
     from stacks.nag import apply_nag
 
     assert isinstance(app, App)
-    objects = cluster_objects if cluster_objects is not None else render_checked(env).cluster_scoped()
-    cluster = GpuClusterStack(app, stack_name(env), env=env, platform_objects=objects)
+    if objects is None:
+        from charts.render import render_checked
+
+        objects = render_checked(env).deployed()
+    cluster = GpuClusterStack(app, stack_name(env), env=env, objects=objects)
     apply_nag(app, [cluster])
 
 

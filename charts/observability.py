@@ -26,19 +26,12 @@ from config.model import EnvironmentConfig
 from config.observability import ObservabilityConfig
 from observability import manifests as m
 from observability.dashboard import dashboard_configmap
+from observability.manifests import DIST_IMAGE
 from observability.rules import prometheus_rule
 
-DIST_IMAGE = "gang-exporter:dist"
-"""Exporter image named in ``dist/``: the deployed image is the CDK asset built from ``exporter/``."""
-PROMETHEUS_OPERATOR_GROUP = "monitoring.coreos.com"
 RBAC_GROUP = "rbac.authorization.k8s.io"
 
 Objects = list[dict[str, Any]]
-
-
-def is_operator_object(obj: Mapping[str, Any]) -> bool:
-    """A Prometheus Operator object: deployable only where the operator's CRDs are installed."""
-    return str(obj["apiVersion"]).startswith(f"{PROMETHEUS_OPERATOR_GROUP}/")
 
 
 def tier_objectives(config: ObservabilityConfig) -> dict[str, int]:

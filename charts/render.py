@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from cdk8s import App, Chart
 from constructs import Construct
 
 from charts.admission_policies import GangAdmissionPolicies
 from charts.cluster_objects import PlatformDeviceClasses, PriorityTiers
+from charts.deployed import DeployedObjects, Objects
 from charts.gangs import GANG_CONSTRUCTS
 from charts.namespaces import PlatformNamespaces
 from charts.observability import environment_objects
@@ -32,7 +32,7 @@ from policy.gangs import GangPlan
 from policy.karpenter import karpenter_objects
 from policy.workload_rules import WorkloadRuleError, check_objects
 
-Objects = list[dict[str, Any]]
+OBSERVABILITY_FILE = "observability.yaml"
 
 
 @dataclass
@@ -48,6 +48,10 @@ class RenderedEnvironment:
 
     def cluster_scoped(self) -> dict[str, Objects]:
         return {path: self.files[path] for path in self.cluster_files}
+
+    def deployed(self) -> DeployedObjects:
+        """The objects the cluster stack deploys."""
+        return DeployedObjects(self.cluster_scoped(), self.files.get(OBSERVABILITY_FILE, []))
 
     def all_objects(self) -> Objects:
         return [o for objs in self.files.values() for o in objs]
@@ -78,6 +82,12 @@ def render_cluster_objects(env: EnvironmentConfig, *, app: App | None = None) ->
             app, "admission-policies", lambda c: GangAdmissionPolicies(c, "AdmissionPolicies", platform=platform)
         ),
     }
+
+
+def render_deployed_objects(env: EnvironmentConfig) -> DeployedObjects:
+    """The objects the cluster stack deploys, without team runs or checks (``render_checked`` has both)."""
+    observability = environment_objects(env) if env.observability.enabled else []
+    return DeployedObjects(render_cluster_objects(env), observability)
 
 
 def render_team_run(app: App | None, env: EnvironmentConfig, team_run: TeamRun) -> tuple[Objects, GangPlan]:
@@ -114,7 +124,7 @@ def render_environment(
     if karpenter:  # deployed by the Karpenter construct after its CRDs and controller
         rendered.files["karpenter.yaml"] = karpenter
     if env.observability.enabled:  # deployed by the cluster stack with the exporter image asset
-        rendered.files["observability.yaml"] = environment_objects(env, app=app)
+        rendered.files[OBSERVABILITY_FILE] = environment_objects(env, app=app)
     for team_run in load_team_runs(env) if team_runs is None else team_runs:
         objects, plan = render_team_run(app, env, team_run)
         rendered.files[f"teams/{team_run.team}/{team_run.name}.yaml"] = objects

@@ -1,8 +1,9 @@
 """``make synth``: validate the environment, then write ``cdk.out/`` and ``dist/<env>/``.
 
 The platform YAML (with every gate and deadlock check) renders in a forked process while
-this one synthesizes CloudFormation, so the two use both cores; a renderer that fails signals
-this process to stop at once. Both outputs are staged and swapped in only when both
+this one loads aws-cdk-lib, so the two use both cores. The renderer sends the objects the
+stacks deploy through a pipe, so this process never loads cdk8s, then writes ``dist/``; a
+renderer that fails signals this process to stop at once. Both outputs are staged and swapped in only when both
 succeeded: a bad configuration, a failed check or a failed synthesis leaves the last good
 output untouched.
 """
@@ -11,11 +12,12 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import multiprocessing.process
 import os
 import signal
 import sys
 import tempfile
-from collections.abc import Mapping
+from multiprocessing import connection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,7 +29,7 @@ from config import ConfigError, EnvironmentConfig, load_environment
 from config.load import REPO_ROOT
 
 if TYPE_CHECKING:
-    from charts.render import Objects
+    from charts.deployed import DeployedObjects
     from config.teams import TeamRun
 
 
@@ -50,10 +52,8 @@ def load(args: argparse.Namespace) -> EnvironmentConfig:
     return for_run(env, run_id=args.run_id or None, admin_arns=tuple(args.admin_arn))
 
 
-def synth_cloudformation(
-    env: EnvironmentConfig, outdir: Path, cluster_objects: Mapping[str, Objects] | None = None
-) -> list[str]:
-    """Synthesize ``env``'s stacks into ``outdir`` (``cluster_objects``: already rendered, unchecked).
+def synth_cloudformation(env: EnvironmentConfig, outdir: Path, objects: DeployedObjects | None = None) -> list[str]:
+    """Synthesize ``env``'s stacks into ``outdir`` (``objects``: rendered and checked already).
 
     Returns the CDK's warnings as ``warning:`` lines (``cli.cdk_messages``), for the caller to print
     once everything succeeded: a failed synth stays one line.
@@ -63,23 +63,47 @@ def synth_cloudformation(
     from stacks.app_options import new_app
 
     app = new_app(outdir=str(outdir))
-    build(app, env, cluster_objects)
+    build(app, env, objects)
     return cdk_warnings(app.synth())
 
 
-def _render_dist(env: EnvironmentConfig, staging_root: Path, team_runs: list[TeamRun]) -> None:
-    """Child process: render, check and write ``staging_root/<env>``; the exit code is the verdict."""
+def _load_cdk() -> None:
+    """Import aws-cdk-lib and the stacks, most of the synthesis's fixed cost, while the renderer renders."""
+    import app  # noqa: F401
+    import stacks.cluster_stack
+    import stacks.nag  # noqa: F401
+
+
+def _render_dist(
+    env: EnvironmentConfig, staging_root: Path, team_runs: list[TeamRun], deployed: connection.Connection
+) -> None:
+    """Child process: render and check, send the parent what its stacks deploy, then write
+    ``staging_root/<env>``; the exit code is the verdict."""
+    from charts.render import render_checked
     from cli.render import write_dist
 
     # Stopped early (the CloudFormation side failed): stop this process's jsii runtime too.
     signal.signal(signal.SIGTERM, lambda *_: exit_now(1))
     try:
-        write_dist(env, staging_root, team_runs=team_runs)
+        rendered = render_checked(env, team_runs=team_runs)
     except ConfigError as error:
         code = error.report()
         os.kill(os.getppid(), RENDER_FAILED_SIGNAL)  # the parent stops synthesizing now, not when it is done
         exit_now(code)
+    deployed.send(rendered.deployed())
+    deployed.close()
+    write_dist(env, staging_root, rendered)
     exit_now(0)
+
+
+def _received(deployed: connection.Connection, renderer: multiprocessing.process.BaseProcess) -> DeployedObjects:
+    """What the renderer sent; a renderer that ended without sending has reported why (its exit code)."""
+    try:
+        objects: DeployedObjects = deployed.recv()
+    except EOFError:
+        renderer.join()
+        raise _RenderFailed(renderer.exitcode or 1) from None
+    return objects
 
 
 def _warn(env: EnvironmentConfig, teams_dir: Path) -> None:
@@ -127,17 +151,18 @@ def main(argv: list[str] | None = None) -> int:
     dist_root = Path(args.dist)
     dist_root.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".render-", dir=dist_root) as staging_root:
-        # Forked before this process starts the jsii runtime: each side gets its own Node.js.
-        renderer = multiprocessing.get_context("fork").Process(
-            target=_render_dist, args=(env, Path(staging_root), team_runs)
-        )
+        # Forked before this process starts the jsii runtime: each side gets its own Node.js, and
+        # only the renderer's loads cdk8s.
+        context = multiprocessing.get_context("fork")
+        received, deployed = context.Pipe(duplex=False)
+        renderer = context.Process(target=_render_dist, args=(env, Path(staging_root), team_runs, deployed))
         previous = signal.signal(RENDER_FAILED_SIGNAL, _stop_synthesis)
         renderer.start()
+        deployed.close()  # the renderer's end: receiving sees the end of it if the renderer stops first
         try:
             with replace_dir_on_success(Path(args.cdk_out)) as staging:
-                from charts.render import render_cluster_objects
-
-                warnings = synth_cloudformation(env, staging, render_cluster_objects(env))
+                _load_cdk()
+                warnings = synth_cloudformation(env, staging, _received(received, renderer))
                 renderer.join()
                 if renderer.exitcode != 0:  # the renderer already printed its one-line error
                     raise _RenderFailed(renderer.exitcode or 1)

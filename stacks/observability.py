@@ -13,9 +13,9 @@ from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct, IConstruct
 
 from catalog.instances import INSTANCE_TYPES
-from charts.observability import environment_objects, is_operator_object
 from config.model import EnvironmentConfig
 from config.observability import PrometheusMode
+from observability.manifests import is_operator_object, with_exporter_image
 from observability.prometheus_stack import scheduler_metrics_binding
 from stacks.platform_objects import PlatformObjects, apply_manifest, manifest_id
 from stacks.prometheus_stack import PrometheusStack
@@ -27,7 +27,7 @@ IMAGE_EXCLUDES = ("**/__pycache__", "**/*.pyc", "README.md")
 
 
 class GangObservabilityDeployment(Construct):
-    """Builds the exporter image asset and deploys ``charts.observability`` objects with its URI.
+    """Builds the exporter image asset and deploys the rendered ``charts.observability`` objects with its URI.
 
     Manifests: ``Namespace`` (only when observability owns it; never pruned nor deleted) after
     nothing, ``Exporter`` (RBAC, Deployment, Service, dashboard ConfigMap) after the platform
@@ -46,6 +46,7 @@ class GangObservabilityDeployment(Construct):
         *,
         cluster: eks.Cluster,
         env: EnvironmentConfig,
+        objects: Sequence[Mapping[str, Any]],
         platform_objects: PlatformObjects,
         system_nodes: IConstruct,
     ) -> None:
@@ -58,7 +59,7 @@ class GangObservabilityDeployment(Construct):
             exclude=list(IMAGE_EXCLUDES),
             platform=_image_platform(env),
         )
-        objects = environment_objects(env, image=self.image.image_uri)
+        objects = with_exporter_image(objects, self.image.image_uri)
         namespace_objects = [o for o in objects if o["kind"] == "Namespace"]
         exporter_objects = [o for o in objects if not is_operator_object(o) and o["kind"] != "Namespace"]
         retain = env.ephemeral is None

@@ -35,3 +35,33 @@ def test_builtin_validator_is_off_and_cfn_lint_fails_what_it_would_warn_about(tm
 def test_make_synth_runs_cdk_nag_but_not_the_builtin_validator(synthesized: Callable[[str], dict[str, Any]]) -> None:
     report = json.loads((synthesized("dev")["__outdir__"] / "validation-report.json").read_text())
     assert [r["pluginName"] for r in report["pluginReports"]] == ["AwsSolutions"]
+
+
+def test_the_synthesis_builds_every_stack_without_loading_cdk8s() -> None:
+    """``make synth`` renders in its renderer process and hands the objects over: the synthesizing
+    process builds the stacks from them and never loads cdk8s (its jsii runtime stays smaller)."""
+    import dataclasses
+    import subprocess
+    import sys
+
+    from charts.render import render_checked
+    from config import load_environment
+    from config.load import REPO_ROOT
+
+    objects = dataclasses.asdict(render_checked(load_environment(name="dev")).deployed())
+    script = (
+        "import json, sys\n"
+        "from aws_cdk import App\n"
+        "from app import build\n"
+        "from charts.deployed import DeployedObjects\n"
+        "from config import load_environment\n"
+        "app = App()\n"
+        "build(app, load_environment(name='dev'), DeployedObjects(**json.load(sys.stdin)))\n"
+        "print(len(app.node.find_all()), sorted(m for m in sys.modules if m.startswith('cdk8s')))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], input=json.dumps(objects), cwd=REPO_ROOT, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    constructs, loaded = result.stdout.split(" ", 1)
+    assert int(constructs) > 100 and loaded.strip() == "[]"

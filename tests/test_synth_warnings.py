@@ -56,7 +56,9 @@ def test_created_vpcs_synthesize_without_network_warnings(synthesized: Synth) ->
 
 
 @pytest.mark.synth
-def test_make_synth_prints_each_cdk_warning_as_one_line(tmp_path: Any) -> None:
+def test_make_synth_prints_each_cdk_warning_as_one_line(tmp_path: Any, synthesized: Synth) -> None:
+    """Also: the stacks built from what the renderer process sent are the stacks one process builds."""
+    import json
     import os
     import subprocess
     import sys
@@ -80,3 +82,6 @@ def test_make_synth_prints_each_cdk_warning_as_one_line(tmp_path: Any) -> None:
     ]
     assert "kubernetes.io/role/internal-elb=1" in warnings[0]
     assert result.stdout.startswith("synthesized prod-example")
+    written = {p.name: json.loads(p.read_text()) for p in sorted((tmp_path / "cdk.out").glob("*.template.json"))}
+    in_process = synthesized("prod-example")
+    assert written == {f"{name}.template.json": in_process[name] for name in in_process if name != "__outdir__"}

@@ -12,12 +12,12 @@ import promql_parser
 import pytest
 
 from catalog.priority_tiers import TIERS
-from charts.observability import DIST_IMAGE, environment_objects, is_operator_object
+from charts.observability import environment_objects
 from charts.render import output_files, render_environment
 from config import load_environment
 from config.load import REPO_ROOT
 from observability.dashboard import dashboard_json
-from observability.manifests import APP_NAME
+from observability.manifests import APP_NAME, DIST_IMAGE, is_operator_object, with_exporter_image
 from stacks.platform_objects import PAYLOAD_BUDGET_BYTES
 from tests import yaml_files
 from tests.conftest import EXAMPLE_ENVIRONMENTS, env_from
@@ -59,6 +59,18 @@ def test_dist_names_the_placeholder_image(env_name: str) -> None:
     (deployment,) = [o for o in _dist_objects(env_name) if o["kind"] == "Deployment"]
     (container,) = deployment["spec"]["template"]["spec"]["containers"]
     assert container["image"] == DIST_IMAGE
+
+
+def test_the_stack_deploys_the_dist_objects_with_only_the_exporter_image_changed() -> None:
+    objects = _dist_objects("dev")
+    deployed = with_exporter_image(objects, "123456789012.dkr.ecr.us-west-2.amazonaws.com/exporter:abc")
+    changed = [(before["kind"], after) for before, after in zip(objects, deployed, strict=True) if before != after]
+    assert [kind for kind, _ in changed] == ["Deployment"]
+    (container,) = changed[0][1]["spec"]["template"]["spec"]["containers"]
+    assert container["image"] == "123456789012.dkr.ecr.us-west-2.amazonaws.com/exporter:abc"
+    assert _dist_objects("dev") == objects  # the rendered objects are left as they were
+    with pytest.raises(ValueError, match="expected one gang-exporter container naming gang-exporter:dist"):
+        with_exporter_image(deployed, "another:image")  # nothing left to replace: not silently kept
 
 
 @pytest.mark.parametrize("env_name", EXAMPLE_ENVIRONMENTS)
