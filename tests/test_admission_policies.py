@@ -10,13 +10,13 @@ from typing import Any
 
 import kubernetes_validate
 import pytest
-import yaml
 
 from charts.namespaces import GRANTED
 from charts.ordering import SYNC_WAVE
 from charts.render import render_cluster_objects
 from config import load_environment
 from policy.admission import TIER_GRANTED, Verdict, review
+from tests import yaml_files
 from tests.conftest import EXAMPLE_ENVIRONMENTS, env_from
 
 DIST = Path(__file__).resolve().parent.parent / "dist"
@@ -54,7 +54,7 @@ def _namespaces(env_name: str) -> dict[str, Obj]:
 
 
 def _run(env_name: str, team: str, run: str) -> list[Obj]:
-    return list(yaml.safe_load_all((DIST / env_name / "teams" / team / f"{run}.yaml").read_text()))
+    return list(yaml_files.load_all((DIST / env_name / "teams" / team / f"{run}.yaml").read_text()))
 
 
 def _first(objects: list[Obj], kind: str) -> Obj:
@@ -140,7 +140,7 @@ def test_grant_label_value_is_the_one_namespaces_carry() -> None:
 def test_the_platforms_own_runs_pass_every_policy(env_name: str) -> None:
     judged = 0
     for path in sorted((DIST / env_name / "teams").rglob("*.yaml")):
-        for obj in yaml.safe_load_all(path.read_text()):
+        for obj in yaml_files.load_all(path.read_text()):
             for policy in POLICY_NAMES:
                 verdict = _review(policy, obj, env_name=env_name)
                 assert verdict.allowed, (path.name, obj["kind"], policy, verdict.failures)

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from config import ConfigError, load_environment
+from tests import yaml_files
 from tests.conftest import EXAMPLE_ENVIRONMENTS, env_from
 
 
@@ -268,11 +269,10 @@ def test_fails_static_pool_with_min_below_max(dev_data: dict[str, Any]) -> None:
 
 
 def test_fails_autoscaled_karpenter_pool() -> None:
-    import yaml
 
     from config.load import REPO_ROOT
 
-    data = yaml.safe_load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
+    data = yaml_files.load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
     data["gpu_pools"][0]["scaling"] = "autoscaled"
     assert _fails(data) == (
         "gpu_pools[0].scaling: Karpenter pools scale themselves; scaling applies to managed node groups "
@@ -436,11 +436,10 @@ def test_fails_mig_profile_on_gpus_without_mig(dev_data: dict[str, Any]) -> None
 
 
 def test_fails_efa_on_a_karpenter_pool() -> None:
-    import yaml
 
     from config.load import REPO_ROOT
 
-    data = yaml.safe_load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
+    data = yaml_files.load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
     data["gpu_pools"][0]["efa"] = True
     assert _fails(data) == (
         "gpu_pools[0].efa: EFA interfaces and placement groups are built into managed node group launch templates "

@@ -7,7 +7,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-import yaml
 
 from catalog.cluster_autoscaler import CLUSTER_AUTOSCALER_RELEASES, discovery_tag
 from catalog.efa import EFA_SUPPORT
@@ -18,6 +17,7 @@ from config.model import CapacityProvider, CapacityType
 from policy.cluster_autoscaler import cluster_autoscaler_values, node_template_tags
 from policy.efa import efa_device_plugin_values, efa_network_interfaces, efa_pod_settings
 from policy.node_pools import autoscaled_pools, efa_enabled, efa_interfaces_per_node, node_group_plans
+from tests import yaml_files
 from tests.chart_values import unknown_keys
 from tests.conftest import EXAMPLE_ENVIRONMENTS, REFERENCE, require_reference
 
@@ -28,7 +28,7 @@ Synth = Callable[[str], dict[str, Any]]
 
 
 def _reference(path: Any) -> Any:
-    return yaml.safe_load(require_reference(path).read_text())
+    return yaml_files.load(require_reference(path).read_text())
 
 
 def test_efa_table_matches_the_reference_table() -> None:
@@ -230,7 +230,7 @@ def test_unverified_cluster_autoscaler_release_is_a_cdk_warning(synthesized: Syn
 
 
 def test_expander_prefers_the_pool_listed_first() -> None:
-    priorities = yaml.safe_load(cluster_autoscaler_values(load_environment(name="prod-example"))["expanderPriorities"])
+    priorities = yaml_files.load(cluster_autoscaler_values(load_environment(name="prod-example"))["expanderPriorities"])
     assert priorities == {
         1: [".*"],
         20: ["^eks-gpu-prod-l40s-inference-.*"],

@@ -12,6 +12,7 @@ from charts.render import render_team_run
 from config import ConfigError, load_environment
 from config.teams import TeamRun, parse_run
 from policy.deadlocks import pods as member_pods
+from tests import yaml_files
 
 PYTORCH = {"template": "pytorch", "replicas": 4, "device_class": "l4", "gpus_per_replica": 4, "image": "example/t:1"}
 PYTORCH_RUN = PYTORCH | {"command": ["train.py", "--lr=0.1"], "cpu_per_replica": 16, "memory_gib_per_replica": 64}
@@ -204,12 +205,11 @@ def test_service_pods_are_owned_by_stateful_sets_with_a_strict_disruption_budget
 
 
 def test_mpi_ssh_key_secret_matches_what_the_pods_mount(capsys: pytest.CaptureFixture[str]) -> None:
-    import yaml
 
     from cli.mpi_ssh_key import main
 
     assert main(["--run", "vision/detector-sweep"]) == 0
-    secret = yaml.safe_load(capsys.readouterr().out)
+    secret = yaml_files.load(capsys.readouterr().out)
     kubernetes_validate.validate(secret, "1.37.0", strict=True)
     keys = secret["stringData"]
     assert keys["ssh-privatekey"].startswith("-----BEGIN OPENSSH PRIVATE KEY-----")

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-import yaml
 
 from catalog.labels import DEVICE_MANAGEMENT_LABEL
 from config import load_environment
 from policy.dra_driver import device_plugin_values, dra_driver_values
 from policy.node_pools import gpu_node_labels, node_config_user_data, node_group_plans
+from tests import yaml_files
 from tests.chart_values import unknown_keys
 from tests.conftest import REFERENCE, env_from
 
@@ -46,7 +46,7 @@ def test_user_data_is_a_mime_nodeconfig_with_the_kubelet_gates() -> None:
     text = node_config_user_data(("DRAWorkloadResourceClaims",))
     assert text.startswith("MIME-Version: 1.0\nContent-Type: multipart/mixed;")
     part = text.split("Content-Type: application/node.eks.aws\n\n", 1)[1].split("\n--", 1)[0]
-    assert yaml.safe_load(part) == {
+    assert yaml_files.load(part) == {
         "apiVersion": "node.eks.aws/v1alpha1",
         "kind": "NodeConfig",
         "spec": {"kubelet": {"config": {"featureGates": {"DRAWorkloadResourceClaims": True}}}},
@@ -55,7 +55,7 @@ def test_user_data_is_a_mime_nodeconfig_with_the_kubelet_gates() -> None:
 
 @pytest.mark.reference
 def test_every_dra_driver_value_exists_in_the_chart() -> None:
-    chart = yaml.safe_load(DRA_CHART_VALUES.read_text())
+    chart = yaml_files.load(DRA_CHART_VALUES.read_text())
     assert unknown_keys(dra_driver_values(load_environment(name="prod-example")), chart) == []
     assert unknown_keys({"kubeletPlugin": {"nodeSelectorr": {}}}, chart) == ["kubeletPlugin.nodeSelectorr"]
 

@@ -8,7 +8,6 @@ from typing import Any
 
 import kubernetes_validate
 import pytest
-import yaml
 from cdk8s import App
 
 from catalog.device_classes import DEVICE_CLASSES, DRIVER_CLASS_NAMES, DRIVER_EXTENDED_RESOURCE, DeviceShape
@@ -28,6 +27,7 @@ from policy.device_classes import (
     selector_expression,
 )
 from policy.workload_rules import check_objects, object_errors, workload_errors
+from tests import yaml_files
 from tests.conftest import EXAMPLE_ENVIRONMENTS
 
 DIST = Path(__file__).resolve().parent.parent / "dist"
@@ -144,7 +144,7 @@ def test_output_is_deterministic() -> None:
 
 
 def _objects(env_name: str, team: str, run: str) -> list[dict[str, Any]]:
-    return [o for o in yaml.safe_load_all((DIST / env_name / "teams" / team / f"{run}.yaml").read_text())]
+    return [o for o in yaml_files.load_all((DIST / env_name / "teams" / team / f"{run}.yaml").read_text())]
 
 
 def _one(objects: list[dict[str, Any]], kind: str) -> dict[str, Any]:

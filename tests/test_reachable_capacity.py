@@ -6,7 +6,6 @@ import dataclasses
 from typing import Any
 
 import pytest
-import yaml
 
 from catalog import karpenter as karpenter_catalog
 from config import load_environment
@@ -20,12 +19,13 @@ from policy.node_pools import (
     scale_up_delay_seconds,
     static_nodes_in_zone,
 )
+from tests import yaml_files
 from tests.conftest import env_from
 from tests.test_guardrails import H100_RUN, _failures, _find, _objects
 
 
 def _dev(**h100: Any) -> dict[str, Any]:
-    data: dict[str, Any] = yaml.safe_load((REPO_ROOT / "environments" / "dev.yaml").read_text())
+    data: dict[str, Any] = yaml_files.load((REPO_ROOT / "environments" / "dev.yaml").read_text())
     data["gpu_pools"][0].update(h100)
     return data
 
@@ -83,7 +83,7 @@ def test_non_preempting_gang_can_rely_on_autoscaled_headroom() -> None:
 
 
 def _karpenter_data() -> dict[str, Any]:
-    data: dict[str, Any] = yaml.safe_load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
+    data: dict[str, Any] = yaml_files.load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
     data["platform"]["teams"] = {"llm-research": {"namespace": "team-llm-research", "tiers": ["standard"]}}
     return data
 

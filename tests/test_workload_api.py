@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 import pytest
-import yaml
 
 from charts.render import render_checked, render_cluster_objects
 from config import load_environment
@@ -14,6 +13,7 @@ from config.load import REPO_ROOT
 from config.platform import WorkloadApi
 from config.teams import load_team_runs
 from policy.workload_api import applied_objects, gang_run_warnings, withheld_policy_names
+from tests import yaml_files
 from tests.conftest import env_from
 
 
@@ -100,7 +100,7 @@ def test_composite_pod_group_path_can_be_dropped_and_the_same_runs_render_flat()
     from policy.checks import Status
     from policy.deadlocks import run_checks
 
-    data = yaml.safe_load((REPO_ROOT / "environments" / "prod-example.yaml").read_text())
+    data = yaml_files.load((REPO_ROOT / "environments" / "prod-example.yaml").read_text())
     with_gate = env_from(data)
     hierarchical = render_checked(with_gate)
     data["feature_gates"]["control_plane"].remove("CompositePodGroup")

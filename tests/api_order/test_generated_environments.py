@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from policy.api_order import api_before_use, assumed_api_groups
+from tests import yaml_files
 from tests.api_order.builtin import built_in_kinds
 from tests.conftest import env_from
 
@@ -107,11 +108,10 @@ def generated(dev_data_module: dict[str, Any], tmp_path_factory: pytest.TempPath
 
 @pytest.fixture(scope="module")
 def dev_data_module() -> dict[str, Any]:
-    import yaml
 
     from config.load import REPO_ROOT
 
-    data: dict[str, Any] = yaml.safe_load((REPO_ROOT / "environments" / "dev.yaml").read_text())
+    data: dict[str, Any] = yaml_files.load((REPO_ROOT / "environments" / "dev.yaml").read_text())
     return data
 
 

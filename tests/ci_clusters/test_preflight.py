@@ -13,7 +13,6 @@ from typing import Any
 
 import boto3
 import pytest
-import yaml
 from botocore.stub import Stubber
 
 from cli.preflight import gather, main
@@ -21,6 +20,7 @@ from config import EnvironmentConfig, load_environment
 from config.load import ENVIRONMENTS_DIR
 from policy.checks import Check, Status
 from policy.preflight import quota_needs
+from tests import yaml_files
 from tests.conftest import env_from
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
@@ -386,7 +386,7 @@ WEST_TYPES = ["g6e.12xlarge", "g6e.48xlarge", "m7i.large", "p5en.48xlarge"]
 
 
 def karpenter_env() -> EnvironmentConfig:
-    data = yaml.safe_load((ENVIRONMENTS_DIR / "karpenter-example.yaml").read_text())
+    data = yaml_files.load((ENVIRONMENTS_DIR / "karpenter-example.yaml").read_text())
     flex, block, _ = data["gpu_pools"]
     flex["karpenter"]["capacity_types"] = ["reserved", "spot", "on_demand"]
     flex["karpenter"]["capacity_reservations"] = [

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from config.load import REPO_ROOT
+from tests import yaml_files
 
 WORKFLOWS = REPO_ROOT / ".github" / "workflows"
 MAKE_CALL = re.compile(r"(?:^|[;&|(]\s*|\s)make\s+((?:-\S+\s+)*)([A-Za-z0-9_.-]+)")
@@ -29,7 +29,7 @@ def makefile_targets(text: str) -> set[str]:
 
 
 def workflow(name: str) -> dict[str, Any]:
-    loaded: dict[str, Any] = yaml.safe_load((WORKFLOWS / name).read_text())
+    loaded: dict[str, Any] = yaml_files.load((WORKFLOWS / name).read_text())
     return loaded
 
 

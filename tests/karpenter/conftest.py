@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-import yaml
 
 from config.load import REPO_ROOT
 from config.model import EnvironmentConfig
+from tests import yaml_files
 from tests.conftest import env_from
 
 
@@ -18,7 +18,7 @@ def example_data() -> dict[str, Any]:
     The pinned release's compatibility row is unverified, so the example acknowledges it; it is
     set here too, so these tests judge Karpenter objects whatever the example file says about it.
     """
-    data: dict[str, Any] = yaml.safe_load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
+    data: dict[str, Any] = yaml_files.load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
     data.setdefault("karpenter", {}).setdefault("acknowledge_unverified_release", True)
     return data
 

@@ -20,6 +20,7 @@ import yaml
 from celpy import celtypes
 from celpy.adapter import json_to_cel
 
+from tests import yaml_files
 from tests.conftest import REFERENCE
 
 KARPENTER_REFERENCE = REFERENCE / "karpenter-v1.14.1"
@@ -32,7 +33,7 @@ CRD_FILES = {
 
 @cache
 def crd(kind: str) -> dict[str, Any]:
-    loaded: dict[str, Any] = yaml.safe_load((KARPENTER_REFERENCE / CRD_FILES[kind]).read_text())
+    loaded: dict[str, Any] = yaml_files.load((KARPENTER_REFERENCE / CRD_FILES[kind]).read_text())
     return loaded
 
 
@@ -182,5 +183,5 @@ def reference_cloudformation() -> dict[str, Any]:
 
 
 def reference_chart_values() -> dict[str, Any]:
-    loaded: dict[str, Any] = yaml.safe_load((KARPENTER_REFERENCE / "chart-values.yaml").read_text())
+    loaded: dict[str, Any] = yaml_files.load((KARPENTER_REFERENCE / "chart-values.yaml").read_text())
     return loaded

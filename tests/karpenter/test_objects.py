@@ -7,7 +7,6 @@ import json
 from typing import Any
 
 import pytest
-import yaml
 
 from catalog.labels import DEVICE_MANAGEMENT_LABEL, POOL_LABEL, ZONE_LABEL
 from config import load_environment
@@ -15,6 +14,7 @@ from config.load import REPO_ROOT
 from config.model import EnvironmentConfig
 from policy.dra_driver import dra_driver_values
 from policy.karpenter import karpenter_objects, node_role_name
+from tests import yaml_files
 from tests.conftest import env_from
 from tests.karpenter.conftest import example_data, example_env
 from tests.karpenter.crds import (
@@ -222,7 +222,7 @@ def test_output_is_sorted_and_deterministic() -> None:
     for obj in objects:
         assert json.dumps(obj, sort_keys=True) == json.dumps(obj)
     text = (DIST / "karpenter-example" / "karpenter.yaml").read_text()
-    assert list(yaml.safe_load_all(text)) == objects  # the reviewed file is exactly these objects
+    assert list(yaml_files.load_all(text)) == objects  # the reviewed file is exactly these objects
 
 
 def test_no_karpenter_objects_without_karpenter_pools() -> None:

@@ -10,7 +10,6 @@ from typing import Any
 import kubernetes_validate
 import promql_parser
 import pytest
-import yaml
 
 from catalog.priority_tiers import TIERS
 from charts.observability import DIST_IMAGE, environment_objects, is_operator_object
@@ -20,6 +19,7 @@ from config.load import REPO_ROOT
 from observability.dashboard import dashboard_json
 from observability.manifests import APP_NAME
 from stacks.platform_objects import PAYLOAD_BUDGET_BYTES
+from tests import yaml_files
 from tests.conftest import EXAMPLE_ENVIRONMENTS, env_from
 
 DIST = REPO_ROOT / "dist"
@@ -28,7 +28,7 @@ KUBERNETES_RESOURCE = "Custom::AWSCDK-EKS-KubernetesResource"
 
 
 def _dist_objects(env_name: str) -> list[dict[str, Any]]:
-    return [o for o in yaml.safe_load_all((DIST / env_name / "observability.yaml").read_text()) if o]
+    return [o for o in yaml_files.load_all((DIST / env_name / "observability.yaml").read_text()) if o]
 
 
 def _alerts(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:

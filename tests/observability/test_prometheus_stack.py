@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from catalog import versions
 from config import load_environment
@@ -18,6 +17,7 @@ from observability.prometheus_stack import (
     STORAGE_CLASS,
     kube_prometheus_stack_values,
 )
+from tests import yaml_files
 from tests.chart_values import unknown_keys
 from tests.conftest import REFERENCE, require_reference
 
@@ -36,7 +36,7 @@ def needs_reference(test: Callable[..., None]) -> Callable[..., None]:
 
 
 def _chart_values() -> dict[str, Any]:
-    values: dict[str, Any] = yaml.safe_load((CHART_DIR / "values.yaml").read_text())
+    values: dict[str, Any] = yaml_files.load((CHART_DIR / "values.yaml").read_text())
     return values
 
 
@@ -46,7 +46,7 @@ def _resources(template: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]
 
 @needs_reference
 def test_the_pinned_chart_is_the_reference_copy() -> None:
-    chart = yaml.safe_load((CHART_DIR / "Chart.yaml").read_text())
+    chart = yaml_files.load((CHART_DIR / "Chart.yaml").read_text())
     assert (chart["name"], chart["version"]) == (
         versions.KUBE_PROMETHEUS_STACK_CHART,
         versions.KUBE_PROMETHEUS_STACK_CHART_VERSION,
@@ -64,7 +64,7 @@ def test_every_value_is_a_key_the_chart_declares(remote_write_url: str | None) -
 def test_the_crds_the_chart_ships_are_the_groups_it_is_said_to_provide() -> None:
     groups = set()
     for path in CHART_DIR.glob("crd-*.yaml"):
-        for crd in yaml.safe_load_all(path.read_text()):
+        for crd in yaml_files.load_all(path.read_text()):
             groups.add(crd["spec"]["group"])
     assert groups == set(versions.CHART_API_GROUPS[versions.KUBE_PROMETHEUS_STACK_CHART])
 
