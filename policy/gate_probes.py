@@ -27,7 +27,7 @@ Json = dict[str, Any]
 
 PROBE_NAMESPACE = "default"
 PROBE_LABEL = f"{DOMAIN}/gate-probe"
-"""Names the gate a probe object checks; the gang exporter and policies may ignore labelled probes."""
+"""Names the gate a probe object checks. The gang exporter keeps a copy of these three names to ignore probes."""
 PROBE_PREFIX = "gate-probe-"
 
 

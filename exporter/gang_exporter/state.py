@@ -28,6 +28,8 @@ Counting rules
   PodGroup's) unallocated ResourceClaims. Event ``count`` increments are
   counted, so a deduplicated event that repeats 5 times counts 5. Events last
   updated before ``started_at`` only set the baseline.
+* The platform's feature-gate probes are not gangs: their PodGroups
+  (``is_gate_probe``) are dropped on arrival and count in no metric.
 """
 
 from __future__ import annotations
@@ -86,6 +88,12 @@ DEFAULT_BUCKETS: tuple[float, ...] = (
 )
 DEFAULT_GPU_RESOURCE = "nvidia.com/gpu"
 DEFAULT_GPU_DEVICE_CLASSES: tuple[str, ...] = ("gpu.nvidia.com",)
+
+# The platform's feature-gate probes (``policy/gate_probes.py``; copied because the image ships
+# only ``exporter/``, and a test checks the copies agree).
+PROBE_NAMESPACE = "default"
+PROBE_LABEL = "gpu-platform.io/gate-probe"
+PROBE_PREFIX = "gate-probe-"
 
 
 # --------------------------------------------------------------------------
@@ -228,6 +236,28 @@ def _resolve_claim_names(entries: object, statuses: object) -> tuple[str, ...]:
         else:
             names.append(generated.get(_str(_get(entry, "name")), ""))
     return tuple(names)
+
+
+def is_gate_probe(obj: Obj) -> bool:
+    """Whether a PodGroup belongs to a feature-gate probe: it never gets Pods, so it would wait forever.
+
+    The probes stay in the cluster after deploy. The one PodGroup they get is the Job controller's
+    for the suspended ``WorkloadWithJob`` probe Job (KEP-5547: the 1.37 alpha keeps a suspended
+    Job's Workload and PodGroup; the Job controller is the only built-in creator of PodGroups, so
+    the probe Workloads get none). Its labels are not known to come from the Job, but its names
+    lead back to it (``workloadbuilder`` naming): Workload ``<job>-<hash>``, PodGroup
+    ``<workload>-<template>-<hash>`` with ``spec.workloadRef`` to the Workload and ownerReferences
+    to both. Without Pods no Pod, preemption or scheduling event names it: the PodGroup is all
+    there is to drop.
+    """
+    if _get(obj, "metadata", "namespace") != PROBE_NAMESPACE:
+        return False
+    labels = _get(obj, "metadata", "labels")
+    if isinstance(labels, Mapping) and PROBE_LABEL in labels:
+        return True
+    related = [_get(obj, "spec", "workloadRef", "workloadName")]
+    related += [_get(ref, "name") for ref in _list(_get(obj, "metadata", "ownerReferences"))]
+    return any(_str(name).startswith(PROBE_PREFIX) for name in related)
 
 
 def parse_podgroup(obj: Obj) -> PodGroupInfo:
@@ -486,6 +516,8 @@ class GangState:
         """Apply one watch event (``ADDED``/``MODIFIED``/``DELETED``)."""
         deleted = event_type == DELETED
         if kind == KIND_PODGROUP:
+            if is_gate_probe(obj):
+                return
             if deleted:
                 self._delete_podgroup(obj, now)
             else:

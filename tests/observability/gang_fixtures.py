@@ -35,6 +35,8 @@ def podgroup(
     condition: tuple[str, str, float] | None = None,  # (status, reason, time)
     claims: list[tuple[str, str]] | None = None,  # (name, resourceClaimName)
     namespace: str = NS,
+    labels: dict[str, str] | None = None,
+    owners: list[tuple[str, str, str]] | None = None,  # (apiVersion, kind, name); the first is the controller
 ) -> Obj:
     obj: Obj = {
         "apiVersion": "scheduling.k8s.io/v1beta1",
@@ -52,6 +54,15 @@ def podgroup(
             "workloadRef": {"templateName": template, "workloadName": workload},
         },
     }
+    if not priority_class:
+        del obj["spec"]["priorityClassName"]
+    if labels:
+        obj["metadata"]["labels"] = dict(labels)
+    if owners:
+        obj["metadata"]["ownerReferences"] = [
+            {"apiVersion": api, "controller": i == 0, "kind": kind, "name": owner, "uid": f"uid-{owner}"}
+            for i, (api, kind, owner) in enumerate(owners)
+        ]
     if claims:
         obj["spec"]["resourceClaims"] = [{"name": n, "resourceClaimName": rc} for n, rc in claims]
     if condition is not None:
@@ -68,6 +79,29 @@ def podgroup(
             ]
         }
     return obj
+
+
+PROBE_JOB = "gate-probe-workloadwithjob"
+PROBE_WORKLOAD = f"{PROBE_JOB}-647cf7d9"
+"""The Workload the Job controller compiles for the suspended ``WorkloadWithJob`` probe Job: ``<job>-<hash>``."""
+
+
+def probe_job_podgroup(*, created: float, job: str = PROBE_JOB, workload: str = PROBE_WORKLOAD) -> Obj:
+    """The PodGroup the Job controller compiles for a probe Job (no labels are known to be copied).
+
+    ``<workload>-<template>-<hash>``, owned by the Job (controller) and the Workload, gang of 1 as
+    the probe's ``spec.scheduling`` asks, no priority class; never gets Pods.
+    """
+    return podgroup(
+        f"{workload}-job-5cbb944dc9",
+        created=created,
+        min_count=1,
+        priority_class="",
+        workload=workload,
+        template="job",
+        namespace="default",
+        owners=[("batch/v1", "Job", job), ("scheduling.k8s.io/v1beta1", "Workload", workload)],
+    )
 
 
 def pod(

@@ -15,7 +15,7 @@ from exporter.gang_exporter import kube
 from exporter.gang_exporter.collector import GangCollector, InformerStatus
 from exporter.gang_exporter.server import make_app
 from exporter.gang_exporter.state import MODIFIED, GangState
-from tests.observability.gang_fixtures import NS, PRIORITY, claim, event, node, pod, podgroup
+from tests.observability.gang_fixtures import NS, PRIORITY, claim, event, node, pod, podgroup, probe_job_podgroup
 
 T0 = 1_750_000_000.0
 GROUP = {"namespace": NS, "priority_class": PRIORITY, "template": "workers", "workload": "llama-pretrain"}
@@ -120,6 +120,15 @@ def test_exposition_has_exact_series() -> None:
     # Only waiting groups appear on the waiting gauges.
     waiting_groups = {dict(labels)["podgroup"] for name, labels in got if name.startswith("gang_podgroup_waiting_")}
     assert waiting_groups == {"llama-1"}
+
+
+def test_gate_probes_appear_in_no_series() -> None:
+    state = scenario()
+    probe = probe_job_podgroup(created=T0 - 3600)
+    state.apply("PodGroup", MODIFIED, probe, T0 + 70)
+    text = exposition(state, T0 + 80)
+    assert text == exposition(scenario(), T0 + 80)
+    assert probe["metadata"]["namespace"] not in {dict(labels).get("namespace") for _, labels in samples(text)}
 
 
 def test_exposition_types() -> None:

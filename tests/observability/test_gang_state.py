@@ -12,13 +12,28 @@ from exporter.gang_exporter.state import (
     ADDED,
     DELETED,
     MODIFIED,
+    PROBE_LABEL,
+    PROBE_NAMESPACE,
+    PROBE_PREFIX,
     GangState,
     GroupLabels,
     WaitingGroup,
+    is_gate_probe,
     parse_count,
     parse_time,
 )
-from tests.observability.gang_fixtures import GPU_CLASS, NS, PRIORITY, claim, event, node, pod, podgroup, ts
+from tests.observability.gang_fixtures import (
+    GPU_CLASS,
+    NS,
+    PRIORITY,
+    claim,
+    event,
+    node,
+    pod,
+    podgroup,
+    probe_job_podgroup,
+    ts,
+)
 
 T0 = 1_750_000_000.0  # exporter start
 LABELS = GroupLabels(NS, "llama-0", "llama-pretrain", "workers", PRIORITY)
@@ -466,6 +481,107 @@ def test_gpu_models_agree_with_the_platform_catalog() -> None:
         assert gpus.gpu_model(instance.name) == str(instance.gpu_model), instance.name
 
 
+# --------------------------------------------------------------- gate probes
+
+
+def gang_in_probe_namespace(state: GangState, *, with_probes: bool) -> None:
+    """A waiting gang in the probe namespace, optionally beside the gate probes' PodGroups."""
+    created = T0 + 10
+    groups = [podgroup("llama-0", created=created, namespace=PROBE_NAMESPACE)]
+    if with_probes:
+        groups += [
+            probe_job_podgroup(created=T0 - 3600),
+            podgroup(
+                f"{PROBE_PREFIX}labelled",
+                created=T0 - 3600,
+                namespace=PROBE_NAMESPACE,
+                labels={PROBE_LABEL: "GenericWorkload"},
+            ),
+        ]
+    state.replace("PodGroup", groups, T0)
+    state.replace("Pod", [pod("llama-0-0", group="llama-0", created=created, gpus=8, namespace=PROBE_NAMESPACE)], T0)
+    if with_probes:
+        for name in (probe_job_podgroup(created=T0)["metadata"]["name"], f"{PROBE_PREFIX}labelled"):
+            add(
+                state,
+                "Event",
+                event(
+                    f"fs-{name}",
+                    reason="FailedScheduling",
+                    involved_kind="PodGroup",
+                    involved_name=name,
+                    message="cannot allocate all claims",
+                    last=T0 + 20,
+                    namespace=PROBE_NAMESPACE,
+                ),
+                T0 + 20,
+            )
+        # A later update (the scheduler never marks a pod-less group) still counts nothing.
+        add(state, "PodGroup", probe_job_podgroup(created=T0 - 3600), T0 + 30, MODIFIED)
+
+
+def test_gate_probe_podgroups_count_in_no_metric_while_a_real_gang_does() -> None:
+    with_probes, without = new_state(), new_state()
+    gang_in_probe_namespace(with_probes, with_probes=True)
+    gang_in_probe_namespace(without, with_probes=False)
+
+    snap = with_probes.snapshot(T0 + 100)
+    assert snap == without.snapshot(T0 + 100)
+    labels = GroupLabels(PROBE_NAMESPACE, "llama-0", "llama-pretrain", "workers", PRIORITY)
+    assert snap.waiting == (WaitingGroup(labels, "Pending", 90.0, 4, 1, 8),)
+    assert snap.pending_groups == {(PROBE_NAMESPACE, PRIORITY): 1}
+    assert snap.allocation_failures == {}
+
+    # Deleting a probe (stack deletion) touches nothing; the gang is still counted when scheduled.
+    add(with_probes, "PodGroup", probe_job_podgroup(created=T0 - 3600), T0 + 110, DELETED)
+    scheduled = podgroup(
+        "llama-0", created=T0 + 10, namespace=PROBE_NAMESPACE, condition=("True", "Scheduled", T0 + 120)
+    )
+    add(with_probes, "PodGroup", scheduled, T0 + 120, MODIFIED)
+    snap = with_probes.snapshot(T0 + 130)
+    assert snap.waiting == ()
+    assert snap.pending_groups == {(PROBE_NAMESPACE, PRIORITY): 0}
+    assert snap.time_to_scheduled[(PROBE_NAMESPACE, PRIORITY)].count == 1
+
+
+@pytest.mark.parametrize(
+    ("obj", "expected"),
+    [
+        (probe_job_podgroup(created=T0), True),
+        (podgroup("g", created=T0, namespace=PROBE_NAMESPACE, labels={PROBE_LABEL: "WorkloadWithJob"}), True),
+        (podgroup("g", created=T0, namespace=PROBE_NAMESPACE, workload=f"{PROBE_PREFIX}genericworkload"), True),
+        (podgroup("g", created=T0, namespace=PROBE_NAMESPACE, owners=[("batch/v1", "Job", f"{PROBE_PREFIX}x")]), True),
+        # A real gang in the probe namespace, with a Job owner of its own.
+        (podgroup("g", created=T0, namespace=PROBE_NAMESPACE, owners=[("batch/v1", "Job", "llama")]), False),
+        # Probe-like names outside the probe namespace belong to a team.
+        (podgroup("g", created=T0, labels={PROBE_LABEL: "x"}, workload=f"{PROBE_PREFIX}x"), False),
+        (podgroup(f"{PROBE_PREFIX}x", created=T0, namespace=PROBE_NAMESPACE), False),
+    ],
+)
+def test_gate_probe_rule(obj: dict[str, Any], expected: bool) -> None:
+    assert is_gate_probe(obj) is expected
+
+
+def test_gate_probe_identifiers_agree_with_the_platform_policy() -> None:
+    from catalog.feature_gates import FEATURE_GATES
+    from policy import gate_probes
+
+    assert (PROBE_NAMESPACE, PROBE_LABEL, PROBE_PREFIX) == (
+        gate_probes.PROBE_NAMESPACE,
+        gate_probes.PROBE_LABEL,
+        gate_probes.PROBE_PREFIX,
+    )
+    probes = gate_probes.gate_probes(FEATURE_GATES)
+    assert any(p.manifest["kind"] == "Job" for p in probes)
+    for probe in probes:
+        meta = probe.manifest["metadata"]
+        assert is_gate_probe(probe.manifest), probe.name
+        # What a controller would compile from it: owned by the probe, named after it, no labels.
+        compiled = probe_job_podgroup(created=T0, job=meta["name"], workload=f"{meta['name']}-647cf7d9")
+        assert compiled["metadata"]["namespace"] == meta["namespace"]
+        assert is_gate_probe(compiled), probe.name
+
+
 # --------------------------------------------------------------- parsing helpers
 
 
@@ -479,6 +595,7 @@ def test_parse_helpers() -> None:
 def test_fixture_objects_are_valid_kubernetes_1_37() -> None:
     objects = [
         podgroup("g", created=T0, condition=("False", "Unschedulable", T0), claims=[("imex", "g-imex")]),
+        probe_job_podgroup(created=T0),
         pod("p", group="g", created=T0, gpus=8, preempted_at=T0),
         pod("q", group="g", created=T0, claim_template="t", generated_claim="q-gpus"),
         event("e", reason="FailedScheduling", involved_kind="Pod", involved_name="p", message="m", last=T0, count=2),
