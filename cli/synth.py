@@ -75,15 +75,20 @@ def _load_cdk() -> None:
 
 
 def _render_dist(
-    env: EnvironmentConfig, staging_root: Path, team_runs: list[TeamRun], deployed: connection.Connection
+    env: EnvironmentConfig,
+    teams_dir: Path,
+    team_runs: list[TeamRun],
+    staging_root: Path,
+    deployed: connection.Connection,
 ) -> None:
-    """Child process: render and check, send the parent what its stacks deploy, then write
+    """Child process: warn, render and check, send the parent what its stacks deploy, then write
     ``staging_root/<env>``; the exit code is the verdict."""
     from charts.render import render_checked
     from cli.render import write_dist
 
     # Stopped early (the CloudFormation side failed): stop this process's jsii runtime too.
     signal.signal(signal.SIGTERM, lambda *_: exit_now(1))
+    _warn(env, teams_dir)  # reads every shipped environment: off the synthesis's path
     try:
         rendered = render_checked(env, team_runs=team_runs)
     except ConfigError as error:
@@ -147,7 +152,6 @@ def main(argv: list[str] | None = None) -> int:
         team_runs = load_team_runs(env, teams_dir=Path(args.teams))  # a bad run file fails before any synthesis
     except ConfigError as error:
         return error.report()
-    _warn(env, Path(args.teams))
     dist_root = Path(args.dist)
     dist_root.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".render-", dir=dist_root) as staging_root:
@@ -155,7 +159,9 @@ def main(argv: list[str] | None = None) -> int:
         # only the renderer's loads cdk8s.
         context = multiprocessing.get_context("fork")
         received, deployed = context.Pipe(duplex=False)
-        renderer = context.Process(target=_render_dist, args=(env, Path(staging_root), team_runs, deployed))
+        renderer = context.Process(
+            target=_render_dist, args=(env, Path(args.teams), team_runs, Path(staging_root), deployed)
+        )
         previous = signal.signal(RENDER_FAILED_SIGNAL, _stop_synthesis)
         renderer.start()
         deployed.close()  # the renderer's end: receiving sees the end of it if the renderer stops first
