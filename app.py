@@ -30,7 +30,7 @@ def main() -> int:
     except ConfigError as error:
         return error.report()
     try:
-        build(app, env)
+        build(app, env, config_file=_text(app.node.try_get_context("config")))
     except ConfigError as error:
         return error.report()
     app.synth()
@@ -38,7 +38,7 @@ def main() -> int:
 
 
 def _environment(name: object, path: object) -> EnvironmentConfig:
-    return load_environment(name=str(name) if name else None, path=str(path) if path else None)
+    return load_environment(name=_text(name), path=_text(path))
 
 
 def _for_run(env: EnvironmentConfig, run_id: object, admin_arn: object) -> EnvironmentConfig:
@@ -55,12 +55,19 @@ def _for_run(env: EnvironmentConfig, run_id: object, admin_arn: object) -> Envir
     return for_run(env, run_id=run, admin_arns=admins)
 
 
-def build(app: object, env: EnvironmentConfig, objects: DeployedObjects | None = None) -> None:
+def _text(value: object) -> str | None:
+    return str(value) if value else None
+
+
+def build(
+    app: object, env: EnvironmentConfig, objects: DeployedObjects | None = None, *, config_file: str | None = None
+) -> None:
     """Add every stack of ``env`` to ``app`` and attach the cdk-nag checks.
 
     ``objects`` are the rendered objects the stacks deploy when the caller renders and checks
     the platform YAML itself (``make synth``); otherwise they are rendered here, and the gate and
-    deadlock checks refuse a broken environment before any stack exists.
+    deadlock checks refuse a broken environment before any stack exists (``config_file``: the
+    environment's file when it was given by path, for the report command the refusal names).
     """
     from aws_cdk import App
 
@@ -71,7 +78,7 @@ def build(app: object, env: EnvironmentConfig, objects: DeployedObjects | None =
     if objects is None:
         from charts.render import render_checked
 
-        objects = render_checked(env).deployed()
+        objects = render_checked(env, config_file=config_file).deployed()
     cluster = GpuClusterStack(app, stack_name(env), env=env, objects=objects)
     apply_nag(app, [cluster])
 

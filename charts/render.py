@@ -29,6 +29,7 @@ from config.model import EnvironmentConfig
 from config.teams import TeamRun, load_team_runs, unhonoured_settings
 from observability.dashboard import dashboard_json
 from policy.gangs import GangPlan
+from policy.gate_fields import subject as object_subject
 from policy.karpenter import karpenter_objects
 from policy.workload_rules import WorkloadRuleError, check_objects
 
@@ -45,6 +46,8 @@ class RenderedEnvironment:
     """Files the cluster stack deploys (cluster-scoped platform objects)."""
     notes: list[str] = field(default_factory=list)
     """Run settings rendered without effect (``config.teams.unhonoured_settings``), one line each."""
+    run_files: dict[str, str] = field(default_factory=dict)
+    """Each team run's output file -> the run file it was rendered from."""
 
     def cluster_scoped(self) -> dict[str, Objects]:
         return {path: self.files[path] for path in self.cluster_files}
@@ -55,6 +58,13 @@ class RenderedEnvironment:
 
     def all_objects(self) -> Objects:
         return [o for objs in self.files.values() for o in objs]
+
+    def run_file_of(self, subject: str) -> str:
+        """The run file whose objects include ``subject`` (``Kind/namespace/name``), or "" for platform objects."""
+        for path, run_file in self.run_files.items():
+            if any(object_subject(o) == subject for o in self.files[path]):
+                return run_file
+        return ""
 
 
 def _chart(app: App | None, name: str, build: Callable[[Construct], object]) -> Objects:
@@ -127,14 +137,24 @@ def render_environment(
         rendered.files[OBSERVABILITY_FILE] = environment_objects(env, app=app)
     for team_run in load_team_runs(env) if team_runs is None else team_runs:
         objects, plan = render_team_run(app, env, team_run)
-        rendered.files[f"teams/{team_run.team}/{team_run.name}.yaml"] = objects
+        path = f"teams/{team_run.team}/{team_run.name}.yaml"
+        rendered.files[path] = objects
+        rendered.run_files[path] = team_run.source
         rendered.plans.append(plan)
         rendered.notes += [f"{team_run.source}: {s.note()}" for s in unhonoured_settings(env, team_run.run)]
     return rendered
 
 
-def render_checked(env: EnvironmentConfig, *, team_runs: list[TeamRun] | None = None) -> RenderedEnvironment:
-    """Render, then refuse output that breaks a gate or deadlock check (one line; ``make check`` has them all)."""
+def check_command(env: EnvironmentConfig, config_file: str | None = None) -> str:
+    """The command printing ``env``'s full check report: for a file given by path, that file's."""
+    return f"make check CONFIG={config_file}" if config_file else f"make check ENV={env.name}"
+
+
+def render_checked(
+    env: EnvironmentConfig, *, team_runs: list[TeamRun] | None = None, config_file: str | None = None
+) -> RenderedEnvironment:
+    """Render, then refuse output that breaks a gate or deadlock check: one line naming the run file
+    whose object fails (``config_file``: the environment was given by path; ``make check`` has them all)."""
     from policy.checks import Status
     from policy.deadlocks import run_checks
 
@@ -145,7 +165,8 @@ def render_checked(env: EnvironmentConfig, *, team_runs: list[TeamRun] | None = 
                 f"{finding.check}: {finding.subject}",
                 env.name,
                 finding.detail,
-                f"{finding.fix} (full report: make check ENV={env.name})",
+                f"{finding.fix} (full report: {check_command(env, config_file)})",
+                source=rendered.run_file_of(finding.subject),
             )
     return rendered
 

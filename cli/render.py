@@ -34,11 +34,12 @@ def write_dist(
     rendered: RenderedEnvironment | None = None,
     *,
     team_runs: list[TeamRun] | None = None,
+    config_file: str | None = None,
 ) -> Path:
     """Render and check ``env`` (unless ``rendered`` is given) and replace ``dist_root/<env>/``."""
     from charts.render import output_files, render_checked
 
-    rendered = rendered or render_checked(env, team_runs=team_runs)
+    rendered = rendered or render_checked(env, team_runs=team_runs, config_file=config_file)
     for note in rendered.notes:
         print(f"warning: {note}", file=sys.stderr)
     files = output_files(env, rendered)
@@ -65,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
             from config.teams import load_team_runs
 
             runs = load_team_runs(env, teams_dir=Path(args.teams))
-        target = write_dist(env, Path(args.dist), team_runs=runs)
+        target = write_dist(env, Path(args.dist), team_runs=runs, config_file=args.config or None)
     except ConfigError as error:
         return error.report()
     print(f"rendered {env.name}: {target}")

@@ -76,6 +76,7 @@ def _load_cdk() -> None:
 
 def _render_dist(
     env: EnvironmentConfig,
+    config_file: str | None,
     teams_dir: Path,
     team_runs: list[TeamRun],
     staging_root: Path,
@@ -90,7 +91,7 @@ def _render_dist(
     signal.signal(signal.SIGTERM, lambda *_: exit_now(1))
     _warn(env, teams_dir)  # reads every shipped environment: off the synthesis's path
     try:
-        rendered = render_checked(env, team_runs=team_runs)
+        rendered = render_checked(env, team_runs=team_runs, config_file=config_file)
     except ConfigError as error:
         code = error.report()
         os.kill(os.getppid(), RENDER_FAILED_SIGNAL)  # the parent stops synthesizing now, not when it is done
@@ -160,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
         context = multiprocessing.get_context("fork")
         received, deployed = context.Pipe(duplex=False)
         renderer = context.Process(
-            target=_render_dist, args=(env, Path(args.teams), team_runs, Path(staging_root), deployed)
+            target=_render_dist,
+            args=(env, args.config or None, Path(args.teams), team_runs, Path(staging_root), deployed),
         )
         previous = signal.signal(RENDER_FAILED_SIGNAL, _stop_synthesis)
         renderer.start()

@@ -105,8 +105,11 @@ def test_failed_deadlock_check_is_one_line_and_keeps_last_good_output(
     result = _run_synth("--config", str(config), "--cdk-out", str(cdk_out), "--dist", str(dist))
     assert result.returncode == 2
     (line,) = result.stderr.splitlines()
-    assert line.startswith("error: capacity: PodGroup/team-llm-research/pretrain-70b-")
-    assert line.endswith("(full report: make check ENV=dev)")
+    # Names the run whose gang no longer fits, and the report command for the file given.
+    assert line.startswith(
+        "error: teams/llm-research/pretrain-70b.yaml: capacity: PodGroup/team-llm-research/pretrain-70b-"
+    )
+    assert line.endswith(f"(full report: make check CONFIG={config})")
     assert (cdk_out / "last-good.txt").read_text() == "keep me\n"
     assert (dist / "dev" / "last-good.txt").read_text() == "keep me\n"
     assert sorted(p.name for p in dist.iterdir()) == ["dev"]  # no staging left behind

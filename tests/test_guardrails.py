@@ -375,7 +375,8 @@ def test_scenario_zone_exhausted_by_reduced_pool_max() -> None:
         "the largest zone (us-west-2a) holds at most 1"
     )
     # The synth path refuses the environment: dev's own pretraining gang no longer fits.
-    with pytest.raises(ConfigError, match=r"^capacity: PodGroup/team-llm-research/.*\(full report: make check ENV=dev"):
+    refusal = r"^teams/llm-research/pretrain-70b\.yaml: capacity: PodGroup/team-llm-research/.*make check ENV=dev\)$"
+    with pytest.raises(ConfigError, match=refusal):
         render_checked(env)
 
 
