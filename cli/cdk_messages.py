@@ -2,16 +2,28 @@
 
 ``cdk synth`` prints the warnings constructs attach (untaggable imported subnets, missing
 route tables, ...); ``make synth`` synthesizes in-process, so it reads them from the cloud
-assembly. Karpenter's acknowledgement warnings are printed where they arise already, so they
-are left out here; every other warning, the kit's own (``gpu-platform:*``) included, is printed once.
+assembly. The acknowledged risks (``policy.acknowledgements``) are CDK warnings too, for
+``cdk synth``; ``make synth`` prints those from the configuration already, so they are left
+out here by their id. Every other warning, the kit's own (``gpu-platform:*``) included, is printed once.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-PRINTED_WHERE_THEY_ARISE = "[ack: gpu-platform:karpenter-"
-"""``stacks.karpenter.warn_if_unsupported`` prints its warnings itself."""
+from policy.acknowledgements import Acknowledgement
+
+_ACKNOWLEDGEMENT_ID = re.compile(r" \[ack: (?P<id>[^\]]+)\]$")
+"""How ``Annotations.add_warning_v2`` records a warning's id: at the end of its message."""
+
+_PRINTED_FROM_CONFIG = frozenset(a.value for a in Acknowledgement)
+
+
+def warning_id(text: str) -> str | None:
+    """The id a CDK warning was added with (``add_warning_v2``), or ``None`` for one added without."""
+    found = _ACKNOWLEDGEMENT_ID.search(text)
+    return found["id"] if found else None
 
 
 def cdk_warnings(assembly: Any) -> list[str]:
@@ -20,6 +32,6 @@ def cdk_warnings(assembly: Any) -> list[str]:
     for stack in assembly.stacks:
         for message in stack.messages:
             text = " ".join(str(message.entry.data).split())
-            if message.level.name == "WARNING" and PRINTED_WHERE_THEY_ARISE not in text:
+            if message.level.name == "WARNING" and warning_id(text) not in _PRINTED_FROM_CONFIG:
                 lines.append(f"warning: {message.id}: {text}")
     return lines

@@ -113,10 +113,16 @@ def _received(deployed: connection.Connection, renderer: multiprocessing.process
 
 
 def _warn(env: EnvironmentConfig, teams_dir: Path) -> None:
-    from config.teams import unnamed_team_directories
-    from config.validate_limits import acknowledgement_warnings
+    """Each acknowledged risk in use and each misplaced team directory, once, as a ``warning:`` line.
 
-    for line in [*acknowledgement_warnings(env), *unnamed_team_directories(env, teams_dir=teams_dir)]:
+    The stacks add the acknowledged risks as CDK warnings too (for ``cdk synth``);
+    ``cli.cdk_messages`` leaves those out of what this command prints.
+    """
+    from config.teams import unnamed_team_directories
+    from policy.acknowledgements import acknowledged_risks
+
+    risks = [risk.text for risk in acknowledged_risks(env)]
+    for line in [*risks, *unnamed_team_directories(env, teams_dir=teams_dir)]:
         print(f"warning: {line}", file=sys.stderr)
 
 

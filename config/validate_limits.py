@@ -42,16 +42,6 @@ def check_acknowledgements(env: EnvironmentConfig) -> None:
         )
 
 
-def acknowledgement_warnings(env: EnvironmentConfig) -> list[str]:
-    """One line per acknowledgement in use, for stderr at synth."""
-    cluster = env.cluster
-    if cluster.acknowledge_public_endpoint_open_to_internet and any(
-        c.prefixlen == 0 for c in cluster.public_access_cidrs
-    ):
-        return [f"{env.name}: cluster endpoint is public to every address (acknowledged)"]
-    return []
-
-
 def _check_node_group_size(field: str, max_size: int) -> None:
     if max_size > NODES_PER_MANAGED_NODE_GROUP.value:
         raise _over(field, max_size, NODES_PER_MANAGED_NODE_GROUP, "split the capacity over more pools")

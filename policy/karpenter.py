@@ -282,26 +282,3 @@ def karpenter_chart_values(env: EnvironmentConfig) -> dict[str, Any]:
         }
     )
     return values
-
-
-def verification_warning(env: EnvironmentConfig) -> str | None:
-    """The synth-time warning for an acknowledged Karpenter release whose compatibility row is unverified."""
-    release = karpenter_release(env)
-    if not uses_karpenter(env) or release.verified:
-        return None
-    return (
-        f"karpenter.version: the compatibility row {release.row} is an assumption, not verified against "
-        "upstream; deploying it anyway because karpenter.acknowledge_unverified_release is true"
-    )
-
-
-def compatibility_warning(env: EnvironmentConfig) -> str | None:
-    """The synth-time warning for an acknowledged Karpenter release outside its Kubernetes range."""
-    release = karpenter_release(env)
-    if not uses_karpenter(env) or release.supports_kubernetes(versions.KUBERNETES_MINOR):
-        return None
-    return (
-        f"karpenter.version: Karpenter {release.version} supports Kubernetes {release.kubernetes_min}"
-        f"-{release.kubernetes_max}, not {versions.KUBERNETES_MINOR}; deploying it anyway because "
-        "karpenter.acknowledge_unsupported_kubernetes is true"
-    )

@@ -8,8 +8,8 @@ from aws_cdk import aws_iam as iam
 from constructs import Construct, IConstruct
 
 from catalog import versions
-from catalog.cluster_autoscaler import CLUSTER_AUTOSCALER_RELEASES
 from config.model import EnvironmentConfig
+from policy.acknowledgements import cluster_autoscaler_risks
 from policy.cluster_autoscaler import cluster_autoscaler_policy, cluster_autoscaler_values
 from policy.karpenter_iam import pod_identity_trust_policy
 from stacks.helm import pinned_chart
@@ -36,14 +36,8 @@ class ClusterAutoscaler(Construct):
     ) -> None:
         super().__init__(scope, construct_id)
         acknowledge_cluster_autoscaler(self, cluster_name=env.cluster.name)
-        release = CLUSTER_AUTOSCALER_RELEASES[env.cluster_autoscaler.version]
-        if not release.verified:  # a CDK warning (cdk synth prints it); synthesis failing elsewhere stays one line
-            warning = (
-                f"Cluster Autoscaler {release.version} for Kubernetes {release.kubernetes_minor} is an unverified "
-                "row of catalog/cluster_autoscaler.py "
-                "(acknowledged by cluster_autoscaler.acknowledge_unverified_release)"
-            )
-            Annotations.of(self).add_warning_v2("gpu-platform:cluster-autoscaler-unverified-release", warning)
+        for risk in cluster_autoscaler_risks(env):  # make synth prints these; cdk synth prints its CDK warnings
+            Annotations.of(self).add_warning_v2(risk.acknowledgement.value, risk.text)
         policy = iam.CfnManagedPolicy(
             self,
             "Policy",

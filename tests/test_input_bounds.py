@@ -9,7 +9,7 @@ import pytest
 
 from config import ConfigError, load_environment
 from config.teams import load_team_runs, parse_run, unnamed_team_directories
-from config.validate_limits import acknowledgement_warnings
+from policy.acknowledgements import Acknowledgement, endpoint_risks
 from tests.conftest import env_from
 
 RUN = {
@@ -67,9 +67,17 @@ def test_fails_public_endpoint_open_to_every_address_without_acknowledgement(dev
         "or set cluster.acknowledge_public_endpoint_open_to_internet: true"
     )
     dev_data["cluster"]["acknowledge_public_endpoint_open_to_internet"] = True
-    env = env_from(dev_data)
-    assert acknowledgement_warnings(env) == ["dev: cluster endpoint is public to every address (acknowledged)"]
-    assert acknowledgement_warnings(load_environment(name="dev")) == []
+    assert [(r.acknowledgement, r.text) for r in endpoint_risks(env_from(dev_data))] == [
+        (
+            Acknowledgement.PUBLIC_ENDPOINT_OPEN_TO_INTERNET,
+            "cluster.public_access_cidrs: the API server endpoint of gpu-dev is open to every address on the "
+            "internet (0.0.0.0/0); deploying it anyway because cluster.acknowledge_public_endpoint_open_to_internet "
+            "is true",
+        )
+    ]
+    assert endpoint_risks(load_environment(name="dev")) == []
+    dev_data["cluster"]["endpoint_access"] = "private"  # the ranges then open nothing
+    assert endpoint_risks(env_from(dev_data)) == []
 
 
 def test_fails_run_that_claims_no_gpu() -> None:

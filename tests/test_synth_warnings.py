@@ -1,4 +1,8 @@
-"""``make synth`` shows the CDK's warnings as ``warning:`` lines; the ones the kit can act on are acted on."""
+"""``make synth`` shows the CDK's warnings as ``warning:`` lines; the ones the kit can act on are acted on.
+
+Acknowledged risks are printed once, from the configuration (``policy.acknowledgements``), and left
+out of the CDK's warnings, which carry them too for ``cdk synth``.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,10 @@ from typing import Any
 import pytest
 
 from cli.cdk_messages import cdk_warnings
+from config import load_environment
+from policy.acknowledgements import Acknowledgement, acknowledged_risks
+from tests.conftest import env_from
+from tests.karpenter.conftest import example_data
 
 Synth = Callable[[str], dict[str, Any]]
 
@@ -27,18 +35,53 @@ def test_a_cdk_warning_becomes_one_warning_line() -> None:
     stack = Stack(app, "Probe")
     Annotations.of(stack).add_warning_v2("@aws-cdk/example:thing", "something the user\nshould know")
     Annotations.of(stack).add_warning_v2("gpu-platform:own", "the kit's own")
-    Annotations.of(stack).add_warning_v2("gpu-platform:karpenter-unverified-release", "printed where it arises")
+    Annotations.of(stack).add_warning("added without an id")
+    for acknowledgement in Acknowledgement:  # make synth printed these from the configuration already
+        Annotations.of(stack).add_warning_v2(acknowledgement.value, "an acknowledged risk")
+    # Dropped by id: a warning that only mentions an acknowledgement id in its text stays.
+    mention = "unlike [ack: gpu-platform:karpenter-unverified-release]"
+    Annotations.of(stack).add_warning_v2("gpu-platform:other", mention)
     assert cdk_warnings(app.synth()) == [
         "warning: /Probe: something the user should know [ack: @aws-cdk/example:thing]",
         "warning: /Probe: the kit's own [ack: gpu-platform:own]",
+        "warning: /Probe: added without an id",
+        "warning: /Probe: unlike [ack: gpu-platform:karpenter-unverified-release] [ack: gpu-platform:other]",
     ]
+
+
+def _risky_data() -> dict[str, Any]:
+    """The Karpenter example with a public endpoint open to every address and an autoscaled node group."""
+    data = example_data()
+    data["cluster"].update(public_access_cidrs=["0.0.0.0/0"], acknowledge_public_endpoint_open_to_internet=True)
+    data["gpu_pools"][2].update(scaling="autoscaled", min_size=1)
+    data["cluster_autoscaler"] = {"acknowledge_unverified_release": True}
+    return data
+
+
+def test_every_acknowledged_risk_in_use_is_listed_in_order() -> None:
+    assert [r.acknowledgement for r in acknowledged_risks(env_from(_risky_data()))] == [
+        Acknowledgement.PUBLIC_ENDPOINT_OPEN_TO_INTERNET,
+        Acknowledgement.KARPENTER_UNVERIFIED_RELEASE,
+        Acknowledgement.CLUSTER_AUTOSCALER_UNVERIFIED_RELEASE,
+    ]
+    assert acknowledged_risks(load_environment(name="ci")) == []
+
+
+def test_make_synth_prints_each_acknowledged_risk_as_one_warning_line(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cli.synth import _warn
+
+    env = env_from(_risky_data())
+    _warn(env, tmp_path)  # no team directories: only the acknowledged risks
+    assert capsys.readouterr().err.splitlines() == [f"warning: {r.text}" for r in acknowledged_risks(env)]
 
 
 @pytest.mark.synth
 def test_imported_subnets_give_one_actionable_warning_instead_of_six(synthesized: Synth) -> None:
     assembly = _assembly(synthesized, "prod-example")
     # Route tables are never read (acknowledged); six per-subnet lines become one that says what to tag.
-    assert [w for w in cdk_warnings(assembly) if "ClusterAutoscaler" not in w] == [
+    assert cdk_warnings(assembly) == [
         "warning: /gpu-cluster-prod-example/Cluster: network.existing_vpc: tag the private subnets "
         "subnet-0a1b2c3d4e5f60711, subnet-0a1b2c3d4e5f60722, subnet-0a1b2c3d4e5f60733 with "
         "kubernetes.io/role/internal-elb=1 for internal load balancers (the stack "
@@ -49,10 +92,8 @@ def test_imported_subnets_give_one_actionable_warning_instead_of_six(synthesized
 
 @pytest.mark.synth
 def test_created_vpcs_synthesize_without_network_warnings(synthesized: Synth) -> None:
-    # Only the acknowledged Cluster Autoscaler release is left to say.
-    assert [w.split(":", 2)[1] for w in cdk_warnings(_assembly(synthesized, "dev"))] == [
-        " /gpu-cluster-dev/ClusterAutoscaler"
-    ]
+    # dev's acknowledged Cluster Autoscaler release is a CDK warning, which make synth prints from the config.
+    assert cdk_warnings(_assembly(synthesized, "dev")) == []
 
 
 @pytest.mark.synth
@@ -76,11 +117,13 @@ def test_make_synth_prints_each_cdk_warning_as_one_line(tmp_path: Any, synthesiz
     )
     assert result.returncode == 0, result.stderr
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning: ")]
-    assert [w.split(": ", 2)[1] for w in warnings] == [
-        "/gpu-cluster-prod-example/Cluster",
-        "/gpu-cluster-prod-example/ClusterAutoscaler",
-    ]
-    assert "kubernetes.io/role/internal-elb=1" in warnings[0]
+    # The acknowledged risk once (from the configuration, by the renderer), then the CDK's own warning.
+    (risk,) = acknowledged_risks(load_environment(name="prod-example"))
+    assert risk.acknowledgement is Acknowledgement.CLUSTER_AUTOSCALER_UNVERIFIED_RELEASE
+    assert [w.split(": ", 2)[1] for w in warnings] == [risk.field, "/gpu-cluster-prod-example/Cluster"]
+    assert warnings[0] == f"warning: {risk.text}"
+    assert "kubernetes.io/role/internal-elb=1" in warnings[1]
+    assert result.stderr.count(risk.risk) == 1
     assert result.stdout.startswith("synthesized prod-example")
     written = {p.name: json.loads(p.read_text()) for p in sorted((tmp_path / "cdk.out").glob("*.template.json"))}
     in_process = synthesized("prod-example")

