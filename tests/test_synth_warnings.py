@@ -78,6 +78,33 @@ def test_make_synth_prints_each_acknowledged_risk_as_one_warning_line(
 
 
 @pytest.mark.synth
+def test_each_acknowledged_risk_is_a_cdk_warning_on_its_construct_and_building_prints_nothing(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    from aws_cdk.assertions import Annotations, Match
+
+    from charts.render import render_checked
+    from stacks.app_options import new_app
+    from stacks.cluster_stack import GpuClusterStack
+
+    env = env_from(_risky_data())
+    objects = render_checked(env).deployed()
+    capfd.readouterr()
+    stack = GpuClusterStack(new_app(), "gpu-cluster-risky", env=env, objects=objects)
+    assert capfd.readouterr().err == ""  # make synth prints them, once
+    found = Annotations.from_stack(stack).find_warning("*", Match.any_value())
+    (endpoint, karpenter, autoscaler) = acknowledged_risks(env)
+    assert [(w.id, w.entry.data) for w in found] == [
+        ("/gpu-cluster-risky/Cluster", f"{endpoint.text} [ack: gpu-platform:public-endpoint-open-to-internet]"),
+        ("/gpu-cluster-risky/Karpenter", f"{karpenter.text} [ack: gpu-platform:karpenter-unverified-release]"),
+        (
+            "/gpu-cluster-risky/ClusterAutoscaler",
+            f"{autoscaler.text} [ack: gpu-platform:cluster-autoscaler-unverified-release]",
+        ),
+    ]
+
+
+@pytest.mark.synth
 def test_imported_subnets_give_one_actionable_warning_instead_of_six(synthesized: Synth) -> None:
     assembly = _assembly(synthesized, "prod-example")
     # Route tables are never read (acknowledged); six per-subnet lines become one that says what to tag.
