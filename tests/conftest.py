@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings
@@ -27,6 +27,9 @@ from cli.jsii_runtime import use_direct_channel
 from config import EnvironmentConfig, load_environment
 from config.load import REPO_ROOT
 from config.model import EnvironmentConfig as _Env
+
+if TYPE_CHECKING:
+    from charts.render import RenderedEnvironment
 
 use_direct_channel()  # the commands' channel to jsii's kernel, before any test starts the runtime
 
@@ -152,10 +155,25 @@ def dev_data() -> dict[str, Any]:
     return data
 
 
+@functools.cache
+def _shipped_render(name: str) -> RenderedEnvironment:
+    from charts.render import render_environment
+
+    return render_environment(load_environment(name=name))
+
+
+def shipped_render(name: str) -> RenderedEnvironment:
+    """``render_environment`` of the shipped environment ``name`` as it is on disk, rendered once per
+    test process (on jsii's checked path); each caller gets its own copy to change."""
+    import copy
+
+    return copy.deepcopy(_shipped_render(name))
+
+
 def env_from(data: dict[str, Any]) -> _Env:
     from config.load import parse_environment
 
     return parse_environment(data)
 
 
-__all__ = ["EXAMPLE_ENVIRONMENTS", "REFERENCE", "EnvironmentConfig", "Path", "env_from"]
+__all__ = ["EXAMPLE_ENVIRONMENTS", "REFERENCE", "EnvironmentConfig", "Path", "env_from", "shipped_render"]

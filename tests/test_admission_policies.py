@@ -14,10 +14,9 @@ import pytest
 from charts.namespaces import GRANTED
 from charts.ordering import SYNC_WAVE
 from charts.render import render_cluster_objects
-from config import load_environment
 from policy.admission import TIER_GRANTED, Verdict, review
 from tests import yaml_files
-from tests.conftest import EXAMPLE_ENVIRONMENTS, env_from
+from tests.conftest import EXAMPLE_ENVIRONMENTS, env_from, shipped_render
 
 DIST = Path(__file__).resolve().parent.parent / "dist"
 Obj = dict[str, Any]
@@ -40,7 +39,7 @@ DEFAULT_NAMESPACE: Obj = {"apiVersion": "v1", "kind": "Namespace", "metadata": {
 
 @cache
 def _cluster_objects(env_name: str) -> dict[str, list[Obj]]:
-    return render_cluster_objects(load_environment(name=env_name))
+    return shipped_render(env_name).cluster_scoped()
 
 
 def _kind(env_name: str, kind: str) -> dict[str, Obj]:

@@ -13,6 +13,7 @@ from config import ConfigError, load_environment
 from config.teams import TeamRun, parse_run
 from policy.deadlocks import pods as member_pods
 from tests import yaml_files
+from tests.conftest import shipped_render
 
 PYTORCH = {"template": "pytorch", "replicas": 4, "device_class": "l4", "gpus_per_replica": 4, "image": "example/t:1"}
 PYTORCH_RUN = PYTORCH | {"command": ["train.py", "--lr=0.1"], "cpu_per_replica": 16, "memory_gib_per_replica": 64}
@@ -215,9 +216,8 @@ def test_mpi_ssh_key_secret_matches_what_the_pods_mount(capsys: pytest.CaptureFi
     assert keys["ssh-privatekey"].startswith("-----BEGIN OPENSSH PRIVATE KEY-----")
     assert keys["ssh-publickey"].startswith("ssh-ed25519 ")
     env = load_environment(name="dev")
-    from charts.render import render_environment
 
-    objects = render_environment(env).files["teams/vision/detector-sweep.yaml"]
+    objects = shipped_render(env.name).files["teams/vision/detector-sweep.yaml"]
     mounted = {
         v["secret"]["secretName"] for o in objects if o["kind"] == "Pod" for v in o["spec"]["volumes"] if "secret" in v
     }
@@ -230,10 +230,10 @@ def test_mpi_ssh_key_secret_matches_what_the_pods_mount(capsys: pytest.CaptureFi
 
 
 def test_summary_shows_pods_gpus_world_and_discovery_per_run() -> None:
-    from charts.render import output_files, render_environment
+    from charts.render import output_files
 
     env = load_environment(name="dev")
-    summary = output_files(env, render_environment(env))["SUMMARY.md"]
+    summary = output_files(env, shipped_render(env.name))["SUMMARY.md"]
     rows = {line.split(" | ")[1]: line for line in summary.splitlines() if line.count(" | ") == 6}
     assert rows["pretrain-70b"].startswith("| llm-research | pretrain-70b | 16 | 8 | 8 | 128 | c10d rendezvous `")
     assert rows["detector-sweep"].startswith("| vision | detector-sweep | 5 | 4 | 4 | 16 | hostfile `")

@@ -28,7 +28,7 @@ from policy.deadlocks import (
     check_tolerations,
     run_checks,
 )
-from tests.conftest import EXAMPLE_ENVIRONMENTS, env_from
+from tests.conftest import EXAMPLE_ENVIRONMENTS, env_from, shipped_render
 
 Obj = dict[str, Any]
 
@@ -66,7 +66,7 @@ H100_RUN = {
 @pytest.mark.parametrize("name", EXAMPLE_ENVIRONMENTS)
 def test_shipped_environments_pass_every_check_without_warnings(name: str) -> None:
     env = load_environment(name=name)
-    checks = run_checks(env, render_environment(env).all_objects())
+    checks = run_checks(env, shipped_render(env.name).all_objects())
     assert [c for c in checks if c.status is not Status.OK] == []
 
 

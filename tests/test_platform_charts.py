@@ -28,7 +28,7 @@ from policy.device_classes import (
 )
 from policy.workload_rules import check_objects, object_errors, workload_errors
 from tests import yaml_files
-from tests.conftest import EXAMPLE_ENVIRONMENTS
+from tests.conftest import EXAMPLE_ENVIRONMENTS, shipped_render
 
 DIST = Path(__file__).resolve().parent.parent / "dist"
 # Custom kinds kubernetes-validate has no schema for: Karpenter's (checked against the reference
@@ -102,7 +102,7 @@ def test_tiers_order_and_preemption() -> None:
 
 @pytest.mark.parametrize("env_name", EXAMPLE_ENVIRONMENTS)
 def test_every_rendered_object_validates_strictly_against_1_37(env_name: str) -> None:
-    rendered = render_environment(load_environment(name=env_name))
+    rendered = shipped_render(env_name)
     for obj in rendered.all_objects():
         if obj["apiVersion"].split("/")[0] in CUSTOM_RESOURCE_GROUPS:
             continue  # validated against their own CRDs (tests/karpenter) or not ours to define
@@ -122,7 +122,7 @@ def test_strict_validation_refuses_an_unknown_field_on_every_call() -> None:
 @pytest.mark.parametrize("env_name", EXAMPLE_ENVIRONMENTS)
 def test_committed_dist_is_the_golden_output(env_name: str) -> None:
     env = load_environment(name=env_name)
-    files = output_files(env, render_environment(env))
+    files = output_files(env, shipped_render(env_name))
     committed = {
         str(p.relative_to(DIST / env_name)): p.read_text() for p in (DIST / env_name).rglob("*") if p.is_file()
     }
@@ -133,7 +133,7 @@ def test_committed_dist_is_the_golden_output(env_name: str) -> None:
 def test_one_app_per_chart_renders_what_one_shared_app_renders(env_name: str) -> None:
     # The shared App is how every chart used to render; one App per chart must not change a byte.
     env = load_environment(name=env_name)
-    per_chart = output_files(env, render_environment(env))
+    per_chart = output_files(env, shipped_render(env_name))
     shared = output_files(env, render_environment(env, shared_app=App()))
     assert per_chart == shared
 

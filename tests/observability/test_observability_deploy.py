@@ -20,7 +20,7 @@ from observability.dashboard import dashboard_json
 from observability.manifests import APP_NAME, DIST_IMAGE, is_operator_object, with_exporter_image
 from stacks.platform_objects import PAYLOAD_BUDGET_BYTES
 from tests import yaml_files
-from tests.conftest import EXAMPLE_ENVIRONMENTS, env_from
+from tests.conftest import EXAMPLE_ENVIRONMENTS, env_from, shipped_render
 
 DIST = REPO_ROOT / "dist"
 Synth = Callable[[str], dict[str, Any]]
@@ -127,7 +127,7 @@ def test_platform_namespace_is_reused_and_another_is_created(dev_data: dict[str,
 
 
 def test_observability_is_not_a_platform_objects_file() -> None:
-    rendered = render_environment(load_environment(name="dev"))
+    rendered = shipped_render("dev")
     assert "observability.yaml" in rendered.files
     assert "observability.yaml" not in rendered.cluster_scoped()
 
