@@ -2,10 +2,10 @@
 
 The platform YAML (with every gate and deadlock check) renders in a forked process while
 this one loads aws-cdk-lib, so the two use both cores. The renderer sends the objects the
-stacks deploy through a pipe, so this process never loads cdk8s, then writes ``dist/``; a
-renderer that fails signals this process to stop at once. Both outputs are staged and swapped in only when both
-succeeded: a bad configuration, a failed check or a failed synthesis leaves the last good
-output untouched.
+stacks deploy through a pipe, so this process never loads cdk8s, then the configuration's
+warnings, then writes ``dist/``; a renderer that fails signals this process to stop at once.
+Both outputs are staged and swapped in only when both succeeded: a bad configuration, a
+failed check or a failed synthesis leaves the last good output untouched, and is one line.
 """
 
 from __future__ import annotations
@@ -82,14 +82,13 @@ def _render_dist(
     staging_root: Path,
     deployed: connection.Connection,
 ) -> None:
-    """Child process: warn, render and check, send the parent what its stacks deploy, then write
-    ``staging_root/<env>``; the exit code is the verdict."""
+    """Child process: render and check, send the parent what its stacks deploy and the configuration's
+    warnings, then write ``staging_root/<env>``; the exit code is the verdict."""
     from charts.render import render_checked
     from cli.render import write_dist
 
     # Stopped early (the CloudFormation side failed): stop this process's jsii runtime too.
     signal.signal(signal.SIGTERM, lambda *_: exit_now(1))
-    _warn(env, teams_dir)  # reads every shipped environment: off the synthesis's path
     try:
         rendered = render_checked(env, team_runs=team_runs, config_file=config_file)
     except ConfigError as error:
@@ -97,33 +96,33 @@ def _render_dist(
         os.kill(os.getppid(), RENDER_FAILED_SIGNAL)  # the parent stops synthesizing now, not when it is done
         exit_now(code)
     deployed.send(rendered.deployed())
+    deployed.send(configuration_warnings(env, teams_dir))  # reads every shipped environment, off the parent's path
     deployed.close()
     write_dist(env, staging_root, rendered)
     exit_now(0)
 
 
-def _received(deployed: connection.Connection, renderer: multiprocessing.process.BaseProcess) -> DeployedObjects:
-    """What the renderer sent; a renderer that ended without sending has reported why (its exit code)."""
+def _received(deployed: connection.Connection, renderer: multiprocessing.process.BaseProcess) -> object:
+    """What the renderer sent next; a renderer that ended without sending has reported why (its exit code)."""
     try:
-        objects: DeployedObjects = deployed.recv()
+        sent: object = deployed.recv()
     except EOFError:
         renderer.join()
         raise _RenderFailed(renderer.exitcode or 1) from None
-    return objects
+    return sent
 
 
-def _warn(env: EnvironmentConfig, teams_dir: Path) -> None:
-    """Each acknowledged risk in use and each misplaced team directory, once, as a ``warning:`` line.
+def configuration_warnings(env: EnvironmentConfig, teams_dir: Path) -> list[str]:
+    """A ``warning:`` line per acknowledged risk in use and per team directory no environment names.
 
     The stacks add the acknowledged risks as CDK warnings too (for ``cdk synth``);
-    ``cli.cdk_messages`` leaves those out of what this command prints.
+    ``cli.cdk_messages`` leaves those out, so each is printed once.
     """
     from config.teams import unnamed_team_directories
     from policy.acknowledgements import acknowledged_risks
 
     risks = [risk.text for risk in acknowledged_risks(env)]
-    for line in [*risks, *unnamed_team_directories(env, teams_dir=teams_dir)]:
-        print(f"warning: {line}", file=sys.stderr)
+    return [f"warning: {line}" for line in [*risks, *unnamed_team_directories(env, teams_dir=teams_dir)]]
 
 
 RENDER_FAILED_SIGNAL = signal.SIGUSR1
@@ -176,7 +175,14 @@ def main(argv: list[str] | None = None) -> int:
         try:
             with replace_dir_on_success(Path(args.cdk_out)) as staging:
                 _load_cdk()
-                warnings = synth_cloudformation(env, staging, _received(received, renderer))
+                from charts.deployed import DeployedObjects  # plain data, no cdk8s
+
+                objects = _received(received, renderer)
+                assert isinstance(objects, DeployedObjects)
+                cdk = synth_cloudformation(env, staging, objects)
+                configuration = _received(received, renderer)
+                assert isinstance(configuration, list)
+                warnings = [*configuration, *cdk]  # printed once everything succeeded: a failure stays one line
                 renderer.join()
                 if renderer.exitcode != 0:  # the renderer already printed its one-line error
                     raise _RenderFailed(renderer.exitcode or 1)

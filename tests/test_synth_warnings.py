@@ -67,14 +67,13 @@ def test_every_acknowledged_risk_in_use_is_listed_in_order() -> None:
     assert acknowledged_risks(load_environment(name="ci")) == []
 
 
-def test_make_synth_prints_each_acknowledged_risk_as_one_warning_line(
-    tmp_path: Any, capsys: pytest.CaptureFixture[str]
-) -> None:
-    from cli.synth import _warn
+def test_make_synth_prints_each_acknowledged_risk_as_one_warning_line(tmp_path: Any) -> None:
+    from cli.synth import configuration_warnings
 
     env = env_from(_risky_data())
-    _warn(env, tmp_path)  # no team directories: only the acknowledged risks
-    assert capsys.readouterr().err.splitlines() == [f"warning: {r.text}" for r in acknowledged_risks(env)]
+    assert configuration_warnings(env, tmp_path) == [  # no team directories: only the acknowledged risks
+        f"warning: {r.text}" for r in acknowledged_risks(env)
+    ]
 
 
 @pytest.mark.synth
