@@ -17,6 +17,7 @@ import os
 import signal
 import sys
 import tempfile
+from dataclasses import dataclass
 from multiprocessing import connection
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -95,17 +96,26 @@ def _render_dist(
         code = error.report()
         os.kill(os.getppid(), RENDER_FAILED_SIGNAL)  # the parent stops synthesizing now, not when it is done
         exit_now(code)
-    deployed.send(rendered.deployed())
-    deployed.send(configuration_warnings(env, teams_dir))  # reads every shipped environment, off the parent's path
+    # The warnings read every shipped environment: here, off the synthesis's path.
+    deployed.send(_Rendered(rendered.deployed(), configuration_warnings(env, teams_dir)))
     deployed.close()
     write_dist(env, staging_root, rendered)
     exit_now(0)
 
 
-def _received(deployed: connection.Connection, renderer: multiprocessing.process.BaseProcess) -> object:
-    """What the renderer sent next; a renderer that ended without sending has reported why (its exit code)."""
+@dataclass(frozen=True)
+class _Rendered:
+    """What the renderer sends the synthesis."""
+
+    objects: DeployedObjects
+    warnings: list[str]
+    """The configuration's ``warning:`` lines, printed once everything succeeded."""
+
+
+def _received(deployed: connection.Connection, renderer: multiprocessing.process.BaseProcess) -> _Rendered:
+    """What the renderer sent; a renderer that ended without sending has reported why (its exit code)."""
     try:
-        sent: object = deployed.recv()
+        sent: _Rendered = deployed.recv()
     except EOFError:
         renderer.join()
         raise _RenderFailed(renderer.exitcode or 1) from None
@@ -175,14 +185,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             with replace_dir_on_success(Path(args.cdk_out)) as staging:
                 _load_cdk()
-                from charts.deployed import DeployedObjects  # plain data, no cdk8s
-
-                objects = _received(received, renderer)
-                assert isinstance(objects, DeployedObjects)
-                cdk = synth_cloudformation(env, staging, objects)
-                configuration = _received(received, renderer)
-                assert isinstance(configuration, list)
-                warnings = [*configuration, *cdk]  # printed once everything succeeded: a failure stays one line
+                rendered = _received(received, renderer)
+                cdk = synth_cloudformation(env, staging, rendered.objects)
+                warnings = [*rendered.warnings, *cdk]  # printed once everything succeeded: a failure stays one line
                 renderer.join()
                 if renderer.exitcode != 0:  # the renderer already printed its one-line error
                     raise _RenderFailed(renderer.exitcode or 1)
