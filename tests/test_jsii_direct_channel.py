@@ -50,9 +50,10 @@ def test_the_kernel_talks_on_stdio_and_its_console_output_reaches_the_stderr_rea
 _RENDER = """
 import json, os, sys
 from pathlib import Path
+from cli.jsii_runtime import skip_argument_type_checks, use_direct_channel
 if sys.argv[1] == "direct":
-    from cli.jsii_runtime import use_direct_channel
     use_direct_channel()
+skip_argument_type_checks()  # both sides as the commands render (tests/test_jsii_fast_path.py compares paths)
 from charts.render import output_files, render_checked
 from config import load_environment
 

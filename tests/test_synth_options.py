@@ -51,6 +51,9 @@ def test_the_synthesis_builds_every_stack_without_loading_cdk8s() -> None:
     objects = dataclasses.asdict(render_checked(load_environment(name="dev")).deployed())
     script = (
         "import json, sys\n"
+        "from cli.jsii_runtime import skip_argument_type_checks, use_direct_channel\n"
+        "use_direct_channel()\n"
+        "skip_argument_type_checks()\n"
         "from aws_cdk import App\n"
         "from app import build\n"
         "from charts.deployed import DeployedObjects\n"
