@@ -6,7 +6,8 @@ PrometheusRule) are ``ApiObject``s whose bodies come from ``observability.manife
 
 ``dist/<env>/observability.yaml`` names the exporter image ``DIST_IMAGE``, a placeholder: the
 real image is the CDK image asset built from ``exporter/``, whose URI is known only at deploy
-time (``stacks/observability.py`` renders the same objects with it).
+time: the cluster stack deploys these objects with it in place of the placeholder
+(``observability.manifests.with_exporter_image``).
 """
 
 from __future__ import annotations
@@ -251,6 +252,7 @@ def render_objects(
     return [dict(o) for o in chart.to_json()]
 
 
-def environment_objects(env: EnvironmentConfig, *, image: str = DIST_IMAGE, app: App | None = None) -> Objects:
-    """``env``'s observability objects (the Namespace included when no platform or team namespace is it)."""
-    return render_objects(env.observability, image=image, create_namespace=creates_namespace(env), app=app)
+def environment_objects(env: EnvironmentConfig, *, app: App | None = None) -> Objects:
+    """``env``'s observability objects as ``dist/`` has them (the Namespace included when no platform or
+    team namespace is it)."""
+    return render_objects(env.observability, create_namespace=creates_namespace(env), app=app)

@@ -145,8 +145,8 @@ def render_environment(
     return rendered
 
 
-def check_command(env: EnvironmentConfig, config_file: str | None = None) -> str:
-    """The command printing ``env``'s full check report: for a file given by path, that file's."""
+def report_command(*, env: EnvironmentConfig, config_file: str | None) -> str:
+    """The command that prints ``env``'s full check report: for a file given by path, that file's."""
     return f"make check CONFIG={config_file}" if config_file else f"make check ENV={env.name}"
 
 
@@ -165,7 +165,7 @@ def render_checked(
                 f"{finding.check}: {finding.subject}",
                 env.name,
                 finding.detail,
-                f"{finding.fix} (full report: {check_command(env, config_file)})",
+                f"{finding.fix} (full report: {report_command(env=env, config_file=config_file)})",
                 source=rendered.run_file_of(finding.subject),
             )
     return rendered

@@ -16,12 +16,14 @@ from config.load import REPO_ROOT
 
 def stale_files(names: list[str], committed_root: Path) -> list[str]:
     """Relative paths that are missing, extra or different in ``committed_root`` for ``names``."""
+    from charts.render import render_checked
     from cli.render import write_dist
 
     stale: list[str] = []
     with tempfile.TemporaryDirectory() as fresh_root:
         for name in names:
-            write_dist(load_environment(name=name), Path(fresh_root))
+            env = load_environment(name=name)
+            write_dist(env, Path(fresh_root), render_checked(env))
             stale += _compare(Path(fresh_root) / name, committed_root / name, name)
     return stale
 

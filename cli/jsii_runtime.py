@@ -19,12 +19,14 @@ from __future__ import annotations
 import atexit
 import os
 import platform
+import socket
 import subprocess
+import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 
 class _NoHints(dict[str, Any]):
@@ -114,41 +116,60 @@ DIRECT_CHANNEL = Path(__file__).with_name("jsii_direct_channel.js")
 
 
 def use_direct_channel() -> None:
-    """Start jsii's Node.js kernel without jsii's relay process in between; call before the first
-    jsii import of the process (a runtime already running keeps its channel).
+    """Start jsii's Node.js kernel without jsii's relay process in between; call before the jsii
+    runtime starts (a runtime already running keeps its channel).
 
     jsii's launcher starts a second Node.js process that relays every request and response between
     the Python pipes and the kernel's fd 3: two more context switches per call. Here Node.js runs
-    the kernel itself through ``jsii_direct_channel.js``, which serves fd 3 from the pipes and
-    forwards console output the way the launcher does. ``--preserve-symlinks`` is the flag the
-    launcher gives the kernel: with it, jsii links each cached package folder instead of hard-linking
-    every file of aws-cdk-lib into its working folder. A ``JSII_RUNTIME`` the user chose is left alone.
+    the kernel itself through ``jsii_direct_channel.js``, and the API travels over a socket pair
+    whose Node.js end stands in for the kernel's fd 3. Standard output and error stay plain pipes,
+    copied to this process's as they arrive, so nothing the JavaScript side or a child process of
+    it prints can reach the API stream. ``--preserve-symlinks`` is the flag the launcher gives the
+    kernel: with it, jsii links each cached package folder instead of hard-linking every file of
+    aws-cdk-lib into its working folder. Left out with the relay: its warning about Node.js releases
+    jsii has not been tested with, and its forwarding of signals (Node.js receives them itself).
+    A ``JSII_RUNTIME`` set when the runtime starts is started by jsii itself, as it would be anyway.
     """
     from jsii._kernel.providers import process as providers
 
-    if getattr(providers._NodeProcess.start, "direct_channel", False) or "JSII_RUNTIME" in os.environ:
+    own_start: Callable[[Any], None] = providers._NodeProcess.start
+    if getattr(own_start, "direct_channel", False):
         return
 
-    def start(self: Any) -> None:  # jsii's ``_NodeProcess.start`` with the kernel started directly
+    def start(self: Any) -> None:  # jsii's ``_NodeProcess.start`` (1.142.0) with the kernel started directly
         environ = os.environ.copy()
+        if "JSII_RUNTIME" in environ:
+            own_start(self)
+            return
         environ["JSII_AGENT"] = f"Python/{platform.python_version()}"
         launcher = Path(self._jsii_runtime())  # <unpacked runtime>/bin/jsii-runtime.js, removed on stop
         kernel = launcher.parent.parent / "lib" / "program.js"
-        self._process = subprocess.Popen(
-            [
-                environ.get("JSII_NODE", "node"),
-                "--max-old-space-size=4069",
-                "--preserve-symlinks",
-                str(DIRECT_CHANNEL),
-                str(kernel),
-            ],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=environ,
-        )
+        if not kernel.is_file():  # another layout than the pinned jsii's: its own launcher knows it
+            own_start(self)
+            return
+        api, kernel_end = socket.socketpair()
+        with api, kernel_end:
+            self._process = subprocess.Popen(
+                [
+                    environ.get("JSII_NODE", "node"),
+                    "--max-old-space-size=4069",
+                    "--preserve-symlinks",
+                    str(DIRECT_CHANNEL),
+                    str(kernel),
+                    str(kernel_end.fileno()),
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=environ,
+                pass_fds=(kernel_end.fileno(),),
+            )
+            console = self._process.stdout
+            # jsii writes requests to ``stdin`` and reads responses from ``stdout``: both are the socket.
+            self._process.stdin, self._process.stdout = api.makefile("wb"), api.makefile("rb")
+        threading.Thread(name="jsii.stdout", target=_copy_lines, args=(console, "stdout"), daemon=True).start()
         self.sink_thread = threading.Thread(
-            name="process.stderr_sink", target=providers.stderr_sink, args=(self._process.stderr,), daemon=True
+            name="jsii.stderr", target=_copy_lines, args=(self._process.stderr, "stderr"), daemon=True
         )
         self.sink_thread.start()
         atexit.register(self.stop)
@@ -156,3 +177,16 @@ def use_direct_channel() -> None:
 
     start.direct_channel = True  # type: ignore[attr-defined]
     setattr(providers._NodeProcess, "start", start)  # noqa: B010 - mypy refuses assigning to a method
+
+
+def _copy_lines(source: IO[bytes], stream: str) -> None:
+    """Copy the kernel's ``stdout`` or ``stderr`` to this process's (whatever ``sys`` holds at the time)."""
+    with source:
+        for line in iter(source.readline, b""):
+            target = getattr(sys, stream)
+            binary = getattr(target, "buffer", None)
+            if binary is not None:
+                binary.write(line)
+            else:
+                target.write(line.decode("utf-8", "replace"))
+            target.flush()

@@ -25,23 +25,12 @@ from config.load import REPO_ROOT  # noqa: E402
 
 if TYPE_CHECKING:
     from charts.render import RenderedEnvironment
-    from config.teams import TeamRun
 
 
-def write_dist(
-    env: EnvironmentConfig,
-    dist_root: Path,
-    rendered: RenderedEnvironment | None = None,
-    *,
-    team_runs: list[TeamRun] | None = None,
-    config_file: str | None = None,
-) -> Path:
-    """Render and check ``env`` (unless ``rendered`` is given) and replace ``dist_root/<env>/``."""
-    from charts.render import output_files, render_checked
+def write_dist(env: EnvironmentConfig, dist_root: Path, rendered: RenderedEnvironment) -> Path:
+    """Replace ``dist_root/<env>/`` with ``rendered``'s files (the caller says its notes)."""
+    from charts.render import output_files
 
-    rendered = rendered or render_checked(env, team_runs=team_runs, config_file=config_file)
-    for note in rendered.notes:
-        print(f"warning: {note}", file=sys.stderr)
     files = output_files(env, rendered)
     target = dist_root / env.name
     with replace_dir_on_success(target) as staging:
@@ -50,6 +39,11 @@ def write_dist(
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
     return target
+
+
+def note_lines(rendered: RenderedEnvironment) -> list[str]:
+    """A ``warning:`` line per run setting rendered without effect."""
+    return [f"warning: {note}" for note in rendered.notes]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -66,9 +60,14 @@ def main(argv: list[str] | None = None) -> int:
             from config.teams import load_team_runs
 
             runs = load_team_runs(env, teams_dir=Path(args.teams))
-        target = write_dist(env, Path(args.dist), team_runs=runs, config_file=args.config or None)
+        from charts.render import render_checked
+
+        rendered = render_checked(env, team_runs=runs, config_file=args.config or None)
     except ConfigError as error:
         return error.report()
+    for line in note_lines(rendered):
+        print(line, file=sys.stderr)
+    target = write_dist(env, Path(args.dist), rendered)
     print(f"rendered {env.name}: {target}")
     return 0
 

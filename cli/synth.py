@@ -2,8 +2,8 @@
 
 The platform YAML (with every gate and deadlock check) renders in a forked process while
 this one loads aws-cdk-lib, so the two use both cores. The renderer sends the objects the
-stacks deploy through a pipe, so this process never loads cdk8s, then the configuration's
-warnings, then writes ``dist/``; a renderer that fails signals this process to stop at once.
+stacks deploy and its warnings through a pipe, so this process never loads cdk8s, then writes
+``dist/``; a renderer that fails signals this process to stop at once.
 Both outputs are staged and swapped in only when both succeeded: a bad configuration, a
 failed check or a failed synthesis leaves the last good output untouched, and is one line.
 """
@@ -83,10 +83,10 @@ def _render_dist(
     staging_root: Path,
     deployed: connection.Connection,
 ) -> None:
-    """Child process: render and check, send the parent what its stacks deploy and the configuration's
-    warnings, then write ``staging_root/<env>``; the exit code is the verdict."""
+    """Child process: render and check, send the parent what its stacks deploy and the warnings to
+    print once everything succeeded, then write ``staging_root/<env>``; the exit code is the verdict."""
     from charts.render import render_checked
-    from cli.render import write_dist
+    from cli.render import note_lines, write_dist
 
     # Stopped early (the CloudFormation side failed): stop this process's jsii runtime too.
     signal.signal(signal.SIGTERM, lambda *_: exit_now(1))
@@ -96,8 +96,9 @@ def _render_dist(
         code = error.report()
         os.kill(os.getppid(), RENDER_FAILED_SIGNAL)  # the parent stops synthesizing now, not when it is done
         exit_now(code)
-    # The warnings read every shipped environment: here, off the synthesis's path.
-    deployed.send(_Rendered(rendered.deployed(), configuration_warnings(env, teams_dir)))
+    # The configuration's warnings read every shipped environment: here, off the synthesis's path.
+    warnings = [*configuration_warnings(env, teams_dir), *note_lines(rendered)]
+    deployed.send(_Rendered(rendered.deployed(), warnings))
     deployed.close()
     write_dist(env, staging_root, rendered)
     exit_now(0)
@@ -109,7 +110,7 @@ class _Rendered:
 
     objects: DeployedObjects
     warnings: list[str]
-    """The configuration's ``warning:`` lines, printed once everything succeeded."""
+    """The configuration's and the render's ``warning:`` lines, printed once everything succeeded."""
 
 
 def _received(deployed: connection.Connection, renderer: multiprocessing.process.BaseProcess) -> _Rendered:
@@ -202,10 +203,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: synthesis of {env.name} failed: {_first_line(error)}", file=sys.stderr)
             return 1
         finally:
-            signal.signal(RENDER_FAILED_SIGNAL, previous)
+            # The verdict is in: a renderer failing just now must neither interrupt this nor kill it.
+            signal.signal(RENDER_FAILED_SIGNAL, signal.SIG_IGN)
             if renderer.is_alive():
                 renderer.terminate()
             renderer.join()
+            signal.signal(RENDER_FAILED_SIGNAL, previous)
+            received.close()
         swap_in(Path(staging_root) / env.name, dist_root / env.name)
     for line in warnings:
         print(line, file=sys.stderr)

@@ -59,9 +59,9 @@ class GangObservabilityDeployment(Construct):
             exclude=list(IMAGE_EXCLUDES),
             platform=_image_platform(env),
         )
-        objects = with_exporter_image(objects, self.image.image_uri)
-        namespace_objects = [o for o in objects if o["kind"] == "Namespace"]
-        exporter_objects = [o for o in objects if not is_operator_object(o) and o["kind"] != "Namespace"]
+        deployed = with_exporter_image(objects, self.image.image_uri)
+        namespace_objects = [o for o in deployed if o["kind"] == "Namespace"]
+        exporter_objects = [o for o in deployed if not is_operator_object(o) and o["kind"] != "Namespace"]
         retain = env.ephemeral is None
         self.exporter = _manifest(self, "Exporter", cluster, exporter_objects, retain=retain)
         if namespace_objects:
@@ -80,7 +80,7 @@ class GangObservabilityDeployment(Construct):
             )
         self.monitoring: eks.KubernetesManifest | None = None
         if config.prometheus is not PrometheusMode.NONE:
-            operator_objects = [o for o in objects if is_operator_object(o)]
+            operator_objects = [o for o in deployed if is_operator_object(o)]
             if self.prometheus is not None and config.scrape_scheduler:
                 operator_objects.append(scheduler_metrics_binding())
             self.monitoring = _manifest(self, "Monitoring", cluster, operator_objects, retain=retain)

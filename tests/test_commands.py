@@ -84,6 +84,11 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
     space.temp.mkdir()
     result = space.synth("--env", "dev")
     assert result.returncode == 0, result.stderr
+    # The renderer's warnings come once, after everything succeeded, never from two processes at once.
+    assert [line.split(": ", 2)[1] for line in result.stderr.splitlines()] == [
+        "cluster_autoscaler.version",
+        f"{space.teams}/llm-research/pretrain-70b.yaml",
+    ]
     return space
 
 

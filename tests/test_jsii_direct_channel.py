@@ -4,10 +4,10 @@ launcher."""
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import textwrap
@@ -21,30 +21,38 @@ from config.load import REPO_ROOT
 
 _FAKE_KERNEL = """
 const fs = require('fs');
+const { spawnSync } = require('child_process');
 const request = Buffer.alloc(64);
 const size = fs.readSync(3, request, 0, request.length, null);
 console.log('from console.log');
-process.stderr.write('from process.stderr\\n');
-fs.writeSync(2, Buffer.from('--an error line\\n'), 2);
+console.error('from console.error');
+spawnSync('sh', ['-c', 'echo from a child process'], { stdio: 'inherit' });
 fs.writeSync(3, JSON.stringify({ ok: request.subarray(0, size).toString().trim() }) + '\\n');
 """
 
 
-def test_the_kernel_talks_on_stdio_and_its_console_output_reaches_the_stderr_reader(tmp_path: Path) -> None:
+def test_the_kernel_talks_on_the_socket_and_everything_printed_stays_on_stdout_and_stderr(tmp_path: Path) -> None:
     kernel = tmp_path / "kernel.js"
     kernel.write_text(_FAKE_KERNEL)
     node = shutil.which("node")
     assert node is not None
-    result = subprocess.run(
-        [node, str(DIRECT_CHANNEL), str(kernel)], input=b"hello\n", capture_output=True, timeout=30, check=True
-    )
-    assert result.stdout == b'{"ok":"hello"}\n'  # API responses only
-    forwarded = [json.loads(line) for line in result.stderr.splitlines()]  # what jsii's stderr_sink decodes
-    assert [(stream, base64.b64decode(text)) for entry in forwarded for stream, text in entry.items()] == [
-        ("stdout", b"from console.log\n"),
-        ("stderr", b"from process.stderr\n"),
-        ("stderr", b"an error line\n"),
-    ]
+    api, kernel_end = socket.socketpair()
+    with api, kernel_end:
+        process = subprocess.Popen(
+            [node, str(DIRECT_CHANNEL), str(kernel), str(kernel_end.fileno())],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            pass_fds=(kernel_end.fileno(),),
+        )
+        kernel_end.close()
+        api.sendall(b"hello\n")
+        with api.makefile("rb") as responses:
+            assert responses.readline() == b'{"ok":"hello"}\n'  # what the kernel wrote to its fd 3
+        stdout, stderr = process.communicate(timeout=30)
+    assert process.returncode == 0, stderr
+    assert stdout == b"from console.log\nfrom a child process\n"  # never on the API stream
+    assert stderr == b"from console.error\n"
 
 
 _RENDER = """
@@ -91,6 +99,6 @@ def test_direct_channel_renders_what_jsii_launcher_renders_without_its_relay_pro
     direct, direct_files = _render("direct")
     assert direct_files == launcher_files
     assert launcher["argv"][-1].endswith("/bin/jsii-runtime.js") and launcher["children"] == 1  # the relay
-    *_, preserve, channel, kernel = direct["argv"]
-    assert (preserve, channel) == ("--preserve-symlinks", str(DIRECT_CHANNEL))
+    *_, preserve, channel, kernel, api_fd = direct["argv"]
+    assert (preserve, channel, api_fd.isdigit()) == ("--preserve-symlinks", str(DIRECT_CHANNEL), True)
     assert kernel.endswith("/lib/program.js") and direct["children"] == 0
