@@ -94,12 +94,6 @@ def render_cluster_objects(env: EnvironmentConfig, *, app: App | None = None) ->
     }
 
 
-def render_deployed_objects(env: EnvironmentConfig) -> DeployedObjects:
-    """The objects the cluster stack deploys, without team runs or checks (``render_checked`` has both)."""
-    observability = environment_objects(env) if env.observability.enabled else []
-    return DeployedObjects(render_cluster_objects(env), observability)
-
-
 def render_team_run(app: App | None, env: EnvironmentConfig, team_run: TeamRun) -> tuple[Objects, GangPlan]:
     """One run's objects and plan; in its own App when ``app`` is None."""
     construct_type = GANG_CONSTRUCTS[team_run.run.template]

@@ -37,6 +37,7 @@ def test_make_synth_runs_cdk_nag_but_not_the_builtin_validator(synthesized: Call
     assert [r["pluginName"] for r in report["pluginReports"]] == ["AwsSolutions"]
 
 
+@pytest.mark.synth
 def test_the_synthesis_builds_every_stack_without_loading_cdk8s() -> None:
     """``make synth`` renders in its renderer process and hands the objects over: the synthesizing
     process builds the stacks from them and never loads cdk8s (its jsii runtime stays smaller)."""
@@ -63,7 +64,13 @@ def test_the_synthesis_builds_every_stack_without_loading_cdk8s() -> None:
         "print(len(app.node.find_all()), sorted(m for m in sys.modules if m.startswith('cdk8s')))\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", script], input=json.dumps(objects), cwd=REPO_ROOT, capture_output=True, text=True
+        [sys.executable, "-c", script],
+        input=json.dumps(objects),
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     constructs, loaded = result.stdout.split(" ", 1)

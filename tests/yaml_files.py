@@ -1,4 +1,4 @@
-"""YAML the tests read (the committed ``dist/``, reference charts and CRDs), parsed by libyaml.
+"""YAML the tests read (the committed ``dist/``, reference charts and CRDs, rendered values), parsed by libyaml.
 
 PyYAML's pure-Python parser spent seconds of the suite on the chart values and the rendered
 files; ``CSafeLoader`` builds the same plain data with the same safe constructors. Environment

@@ -86,7 +86,7 @@ def generated(dev_data_module: dict[str, Any], tmp_path_factory: pytest.TempPath
     """Every combination, synthesized as stacks of one CDK app (one jsii runtime; no cdk-nag), built
     the way every synthesis path builds it, on the commands' fast path (the shipped environments'
     tests keep jsii's argument checks)."""
-    from charts.render import render_deployed_objects
+    from charts.render import render_environment
     from cli.jsii_runtime import fast_path
     from stacks.app_options import new_app
     from stacks.cluster_stack import GpuClusterStack, stack_name
@@ -97,7 +97,7 @@ def generated(dev_data_module: dict[str, Any], tmp_path_factory: pytest.TempPath
     with fast_path():
         for combination in _combinations():
             env = env_from(_environment(dev_data_module, *combination))
-            GpuClusterStack(app, stack_name(env), env=env, objects=render_deployed_objects(env))
+            GpuClusterStack(app, stack_name(env), env=env, objects=render_environment(env, team_runs=[]).deployed())
             envs[stack_name(env)] = (combination, env)
         app.synth()
     return {
