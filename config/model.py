@@ -96,6 +96,13 @@ class ClusterConfig(Model):
     auto_mode: AutoModeConfig = AutoModeConfig()
     """EKS Auto Mode; refused while the DRA driver is enabled."""
 
+    @property
+    def internet_open_ranges(self) -> list[str]:
+        """The ``/0`` ranges the public endpoint answers (none when the endpoint is private)."""
+        if self.endpoint_access is not EndpointAccess.PUBLIC_AND_PRIVATE:
+            return []
+        return [str(c) for c in self.public_access_cidrs if c.prefixlen == 0]
+
 
 class ExistingVpc(Model):
     vpc_id: Annotated[str, StringConstraints(pattern=r"^vpc-[0-9a-f]{8,17}$")]

