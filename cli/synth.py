@@ -3,7 +3,8 @@
 The platform YAML (with every gate and deadlock check) renders in a forked process while
 this one loads aws-cdk-lib, so the two use both cores. The renderer sends the objects the
 stacks deploy and its warnings through a pipe, so this process never loads cdk8s, then writes
-``dist/``; a renderer that fails signals this process to stop at once.
+``dist/``; a renderer that fails closes the pipe unsent, and this process stops before building
+any stack.
 Both outputs are staged and swapped in only when both succeeded: a bad configuration, a
 failed check or a failed synthesis leaves the last good output untouched, and is one line.
 """
@@ -93,9 +94,7 @@ def _render_dist(
     try:
         rendered = render_checked(env, team_runs=team_runs, config_file=config_file)
     except ConfigError as error:
-        code = error.report()
-        os.kill(os.getppid(), RENDER_FAILED_SIGNAL)  # the parent stops synthesizing now, not when it is done
-        exit_now(code)
+        exit_now(error.report())
     # The configuration's warnings read every shipped environment: here, off the synthesis's path.
     warnings = [*configuration_warnings(env, teams_dir), *note_lines(rendered)]
     deployed.send(_Rendered(rendered.deployed(), warnings))
@@ -136,23 +135,10 @@ def configuration_warnings(env: EnvironmentConfig, teams_dir: Path) -> list[str]
     return [f"warning: {line}" for line in [*risks, *unnamed_team_directories(env, teams_dir=teams_dir)]]
 
 
-RENDER_FAILED_SIGNAL = signal.SIGUSR1
-"""The renderer's word to the parent that it failed: a refused environment fails in the time of its
-render and checks, without waiting for the CloudFormation synthesis beside it."""
-
-
 class _RenderFailed(Exception):
     def __init__(self, code: int) -> None:
         super().__init__(code)
         self.code = code
-
-
-class _RenderStopped(Exception):
-    """Raised in this process by ``RENDER_FAILED_SIGNAL``, wherever the synthesis is."""
-
-
-def _stop_synthesis(*_: object) -> None:
-    raise _RenderStopped
 
 
 def _first_line(error: Exception) -> str:
@@ -180,7 +166,6 @@ def main(argv: list[str] | None = None) -> int:
             target=_render_dist,
             args=(env, args.config or None, Path(args.teams), team_runs, Path(staging_root), deployed),
         )
-        previous = signal.signal(RENDER_FAILED_SIGNAL, _stop_synthesis)
         renderer.start()
         deployed.close()  # the renderer's end: receiving sees the end of it if the renderer stops first
         try:
@@ -192,9 +177,6 @@ def main(argv: list[str] | None = None) -> int:
                 renderer.join()
                 if renderer.exitcode != 0:  # the renderer already printed its one-line error
                     raise _RenderFailed(renderer.exitcode or 1)
-        except _RenderStopped:  # mid-synthesis: this process's jsii runtime is abandoned with it
-            renderer.join()
-            return renderer.exitcode or 1
         except _RenderFailed as failed:
             return failed.code
         except ConfigError as error:
@@ -203,12 +185,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: synthesis of {env.name} failed: {_first_line(error)}", file=sys.stderr)
             return 1
         finally:
-            # The verdict is in: a renderer failing just now must neither interrupt this nor kill it.
-            signal.signal(RENDER_FAILED_SIGNAL, signal.SIG_IGN)
             if renderer.is_alive():
                 renderer.terminate()
             renderer.join()
-            signal.signal(RENDER_FAILED_SIGNAL, previous)
             received.close()
         swap_in(Path(staging_root) / env.name, dist_root / env.name)
     for line in warnings:

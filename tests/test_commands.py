@@ -229,8 +229,8 @@ def test_help_and_usage_errors_end_cleanly_while_the_runtime_boots(module: str, 
 
 @pytest.mark.synth
 def test_failed_check_stops_the_synthesis_beside_it_and_leaves_nothing_behind(workspace: Workspace) -> None:
-    """The renderer's deadlock check fails while CloudFormation is synthesizing: one line, exit 2, no
-    process or temp file left, the last good output untouched (the renderer signals the synthesis to stop)."""
+    """The renderer's deadlock check fails while aws-cdk-lib loads beside it: one line, exit 2, no
+    process or temp file left, the last good output untouched (the synthesis stops when the pipe ends unsent)."""
     config = workspace.root / "small.yaml"
     config.write_bytes(DEV.replace(b"    min_size: 16\n    max_size: 16\n", b"    min_size: 1\n    max_size: 1\n", 1))
     before = _digest(workspace.cdk_out), _digest(workspace.dist)
