@@ -15,6 +15,11 @@ ZoneName = Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-[a-z]+)+-\d[a-z
 
 
 class Model(BaseModel):
-    """Base for every config section: immutable, and unknown keys are errors."""
+    """Base for every config section: immutable, and unknown keys are errors.
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    A field's meaning is the docstring under it; ``config.reference`` reads it for the settings
+    table. Pydantic's ``use_attribute_docstrings`` would read every model's source at import, on
+    every command, for a text only the table shows.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)

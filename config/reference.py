@@ -7,8 +7,11 @@
 from __future__ import annotations
 
 import argparse
+import ast
 import enum
+import inspect
 import sys
+import textwrap
 import types
 import typing
 from pathlib import Path
@@ -69,13 +72,33 @@ def _describe(text: str | None) -> str:
     return (text or "").replace("\n", " ").replace("``", "`")
 
 
+def field_docstrings(model: type[BaseModel]) -> dict[str, str]:
+    """Each field's docstring (the string literal right under its annotation), own and inherited."""
+    docs: dict[str, str] = {}
+    for cls in reversed(model.__mro__):
+        if not (isinstance(cls, type) and issubclass(cls, BaseModel)) or cls is BaseModel:
+            continue
+        (body,) = ast.parse(textwrap.dedent(inspect.getsource(cls))).body
+        assert isinstance(body, ast.ClassDef)
+        for field, doc in zip(body.body, body.body[1:], strict=False):
+            if (
+                isinstance(field, ast.AnnAssign)
+                and isinstance(field.target, ast.Name)
+                and isinstance(doc, ast.Expr)
+                and isinstance(doc.value, ast.Constant)
+                and isinstance(doc.value.value, str)
+            ):
+                docs[field.target.id] = inspect.cleandoc(doc.value.value)
+    return docs
+
+
 def _rows(model: type[BaseModel], prefix: str) -> list[str]:
     rows, nested = [], []
+    docs = field_docstrings(model)
     for name, field in model.model_fields.items():
         path = f"{prefix}{name}"
-        rows.append(
-            f"| `{path}` | {_type_name(field.annotation)} | {_default(field)} | {_describe(field.description)} |"
-        )
+        meaning = field.description or docs.get(name)
+        rows.append(f"| `{path}` | {_type_name(field.annotation)} | {_default(field)} | {_describe(meaning)} |")
         inner = _inner_model(field.annotation)
         if inner is not None:
             suffix = "[]." if typing.get_origin(_strip(field.annotation)) is tuple else "."
