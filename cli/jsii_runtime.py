@@ -16,15 +16,20 @@ in-process, keeps jsii's own path, and the output is byte-identical either way
 
 from __future__ import annotations
 
+import ast
 import atexit
+import importlib.util
 import os
 import platform
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -115,6 +120,130 @@ def _struct_values_first(reference: Any) -> Any:
 DIRECT_CHANNEL = Path(__file__).with_name("jsii_direct_channel.js")
 
 
+@dataclass
+class _Kernel:
+    """A kernel process on the direct channel, with the threads copying what it prints."""
+
+    process: subprocess.Popen[bytes]
+    api: socket.socket
+    stderr_copy: threading.Thread
+    workdir: tempfile.TemporaryDirectory[str] | None = None
+    """The runtime files an early kernel runs from (jsii removes its own copy when it stops)."""
+    owner_pid: int = field(default_factory=os.getpid)
+
+
+_early_kernels: list[_Kernel] = []
+_early_lock = threading.Lock()
+
+
+def start_kernel_early() -> None:
+    """Start the kernel on the direct channel now, before jsii is imported; the runtime adopts it when
+    it starts (``use_direct_channel``).
+
+    The kernel takes ~0.2 s from spawn to its first message, most of it Node.js starting and loading
+    the runtime; here that overlaps with importing jsii and the configuration instead of following
+    them. Nothing happens when ``JSII_RUNTIME`` is set or jsii's runtime files are not where the
+    pinned jsii keeps them (the runtime then starts as ``use_direct_channel`` says). A kernel never
+    adopted is stopped at exit (``stop_early_kernels``); a forked child neither adopts nor stops
+    its parent's.
+    """
+    if "JSII_RUNTIME" in os.environ or _early_kernels:
+        return
+    files = _embedded_runtime_files()
+    if files is None:
+        return
+    workdir = tempfile.TemporaryDirectory(prefix="jsii-runtime-")
+    root = Path(workdir.name)
+    for source, relative in files.items():  # as jsii's ``_NodeProcess._jsii_runtime`` lays them out
+        target = root / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    kernel = _spawn_kernel(root / "lib" / "program.js")
+    kernel.workdir = workdir
+    _early_kernels.append(kernel)
+    atexit.register(stop_early_kernels)
+
+
+def stop_early_kernels() -> None:
+    """Stop this process's kernels that no runtime adopted, and remove their runtime files."""
+    with _early_lock:
+        kernels = [k for k in _early_kernels if k.owner_pid == os.getpid()]
+        _early_kernels[:] = [k for k in _early_kernels if k not in kernels]
+    for kernel in kernels:
+        with kernel.api, suppress(OSError):  # OSError: it has ended already
+            kernel.api.settimeout(5)
+            kernel.api.sendall(b'{"exit":0}\n')
+            kernel.api.shutdown(socket.SHUT_WR)
+            while kernel.api.recv(65536):  # its greeting, read until it closes the socket as it exits; a
+                pass  # socket closed before it greeted would fail that write and print the error
+        try:
+            kernel.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            kernel.process.kill()
+            kernel.process.wait()
+        kernel.stderr_copy.join(timeout=5)
+        if kernel.workdir is not None:
+            kernel.workdir.cleanup()
+
+
+def _adopt_early_kernel() -> _Kernel | None:
+    with _early_lock:
+        for kernel in _early_kernels:
+            if kernel.owner_pid == os.getpid() and kernel.process.poll() is None:
+                _early_kernels.remove(kernel)
+                return kernel
+    return None
+
+
+def _embedded_runtime_files() -> dict[Path, str] | None:
+    """jsii's runtime files (``jsii._embedded.jsii.EMBEDDED_FILES``), read without importing jsii."""
+    spec = importlib.util.find_spec("jsii")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    embedded = Path(next(iter(spec.submodule_search_locations))) / "_embedded" / "jsii"
+    try:
+        module = ast.parse((embedded / "__init__.py").read_text(encoding="utf-8"))
+    except OSError:
+        return None
+    for statement in module.body:
+        if (
+            isinstance(statement, ast.Assign)
+            and [getattr(t, "id", None) for t in statement.targets] == ["EMBEDDED_FILES"]
+            and isinstance(files := ast.literal_eval(statement.value), dict)
+        ):
+            if "lib/program.js" not in files.values():
+                return None
+            return {embedded / name: relative for name, relative in files.items()}
+    return None
+
+
+def _spawn_kernel(program: Path) -> _Kernel:
+    """Run jsii's kernel ``program`` (``<runtime>/lib/program.js``) in Node.js on the direct channel."""
+    environ = os.environ.copy()
+    environ["JSII_AGENT"] = f"Python/{platform.python_version()}"
+    api, kernel_end = socket.socketpair()
+    with kernel_end:
+        process = subprocess.Popen(
+            [
+                environ.get("JSII_NODE", "node"),
+                "--max-old-space-size=4069",
+                "--preserve-symlinks",
+                str(DIRECT_CHANNEL),
+                str(program),
+                str(kernel_end.fileno()),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=environ,
+            pass_fds=(kernel_end.fileno(),),
+        )
+    threading.Thread(name="jsii.stdout", target=_copy_lines, args=(process.stdout, "stdout"), daemon=True).start()
+    stderr_copy = threading.Thread(name="jsii.stderr", target=_copy_lines, args=(process.stderr, "stderr"), daemon=True)
+    stderr_copy.start()
+    return _Kernel(process, api, stderr_copy)
+
+
 def use_direct_channel() -> None:
     """Start jsii's Node.js kernel without jsii's relay process in between; call before the jsii
     runtime starts (a runtime already running keeps its channel).
@@ -128,7 +257,8 @@ def use_direct_channel() -> None:
     kernel: with it, jsii links each cached package folder instead of hard-linking every file of
     aws-cdk-lib into its working folder. Left out with the relay: its warning about Node.js releases
     jsii has not been tested with, and its forwarding of signals (Node.js receives them itself).
-    A ``JSII_RUNTIME`` set when the runtime starts is started by jsii itself, as it would be anyway.
+    A kernel ``start_kernel_early`` started is adopted. A ``JSII_RUNTIME`` set when the runtime
+    starts is started by jsii itself, as it would be anyway.
     """
     from jsii._kernel.providers import process as providers
 
@@ -137,41 +267,24 @@ def use_direct_channel() -> None:
         return
 
     def start(self: Any) -> None:  # jsii's ``_NodeProcess.start`` (1.142.0) with the kernel started directly
-        environ = os.environ.copy()
-        if "JSII_RUNTIME" in environ:
-            own_start(self)
-            return
-        environ["JSII_AGENT"] = f"Python/{platform.python_version()}"
-        launcher = Path(self._jsii_runtime())  # <unpacked runtime>/bin/jsii-runtime.js, removed on stop
-        kernel = launcher.parent.parent / "lib" / "program.js"
-        if not kernel.is_file():  # another layout than the pinned jsii's: its own launcher knows it
-            own_start(self)
-            return
-        api, kernel_end = socket.socketpair()
-        with api, kernel_end:
-            self._process = subprocess.Popen(
-                [
-                    environ.get("JSII_NODE", "node"),
-                    "--max-old-space-size=4069",
-                    "--preserve-symlinks",
-                    str(DIRECT_CHANNEL),
-                    str(kernel),
-                    str(kernel_end.fileno()),
-                ],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=environ,
-                pass_fds=(kernel_end.fileno(),),
-            )
-            console = self._process.stdout
+        kernel = None if "JSII_RUNTIME" in os.environ else _adopt_early_kernel()
+        if kernel is not None and kernel.workdir is not None:
+            self._ctx_stack.enter_context(kernel.workdir)  # removed when the runtime stops, as jsii's own copy
+        elif kernel is None:
+            if "JSII_RUNTIME" in os.environ:
+                own_start(self)
+                return
+            launcher = Path(self._jsii_runtime())  # <unpacked runtime>/bin/jsii-runtime.js, removed on stop
+            program = launcher.parent.parent / "lib" / "program.js"
+            if not program.is_file():  # another layout than the pinned jsii's: its own launcher knows it
+                own_start(self)
+                return
+            kernel = _spawn_kernel(program)
+        self._process = kernel.process
+        with kernel.api:
             # jsii writes requests to ``stdin`` and reads responses from ``stdout``: both are the socket.
-            self._process.stdin, self._process.stdout = api.makefile("wb"), api.makefile("rb")
-        threading.Thread(name="jsii.stdout", target=_copy_lines, args=(console, "stdout"), daemon=True).start()
-        self.sink_thread = threading.Thread(
-            name="jsii.stderr", target=_copy_lines, args=(self._process.stderr, "stderr"), daemon=True
-        )
-        self.sink_thread.start()
+            self._process.stdin, self._process.stdout = kernel.api.makefile("wb"), kernel.api.makefile("rb")
+        self.sink_thread = kernel.stderr_copy
         atexit.register(self.stop)
         self.handshake()
 

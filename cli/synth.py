@@ -197,8 +197,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    from cli.jsii_runtime import skip_argument_type_checks, use_direct_channel
+    from cli.jsii_runtime import skip_argument_type_checks, start_kernel_early, use_direct_channel
 
+    start_kernel_early()  # this process's kernel (the forked renderer starts its own)
     use_direct_channel()  # before the renderer forks: both sides start their runtime on it
     skip_argument_type_checks()
     run_command(main)

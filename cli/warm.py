@@ -18,10 +18,12 @@ def warm_cdk8s() -> threading.Thread:
 
     The import spends most of its time waiting for the jsii Node.js process to load the
     constructs, cdk8s and cdk8s-plus assemblies, which overlaps with pydantic work here. The
-    runtime starts on the direct channel (``cli.jsii_runtime.use_direct_channel``).
+    kernel starts first, before jsii is imported, and the runtime adopts it on the direct channel
+    (``cli.jsii_runtime.start_kernel_early``, ``use_direct_channel``).
     """
-    from cli.jsii_runtime import use_direct_channel
+    from cli.jsii_runtime import start_kernel_early, use_direct_channel
 
+    start_kernel_early()
     use_direct_channel()
     thread = threading.Thread(target=importlib.import_module, args=("cdk8s_plus_37",), daemon=True)
     thread.start()
@@ -59,10 +61,14 @@ def exit_now(code: int) -> None:
 
 
 def stop_jsii_runtime() -> None:
-    """Stop this process's jsii Node.js runtime, if one was started, and remove its temp folders."""
+    """Stop this process's jsii Node.js runtime, if one was started, and remove its temp folders
+    (also those of a kernel started early that no runtime adopted)."""
     process = _jsii_process()
     if process is not None:
         process.stop()
+    from cli.jsii_runtime import stop_early_kernels
+
+    stop_early_kernels()
 
 
 def _jsii_process() -> Any:

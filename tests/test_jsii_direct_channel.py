@@ -4,6 +4,7 @@ launcher."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -58,8 +59,12 @@ def test_the_kernel_talks_on_the_socket_and_everything_printed_stays_on_stdout_a
 _RENDER = """
 import json, os, sys
 from pathlib import Path
-from cli.jsii_runtime import skip_argument_type_checks, use_direct_channel
-if sys.argv[1] == "direct":
+from cli import jsii_runtime
+from cli.jsii_runtime import skip_argument_type_checks, start_kernel_early, use_direct_channel
+if sys.argv[1] == "early":
+    start_kernel_early()
+    (early,) = [kernel.process.pid for kernel in jsii_runtime._early_kernels]
+if sys.argv[1] in ("direct", "early"):
     use_direct_channel()
 skip_argument_type_checks()  # both sides as the commands render (tests/test_jsii_fast_path.py compares paths)
 from charts.render import output_files, render_checked
@@ -71,13 +76,15 @@ def children(pid):
     return [p for p in Path("/proc").iterdir() if p.name.isdigit() and (p / "stat").read_text().split()[3] == str(pid)]
 (node,) = [p for p in children(os.getpid()) if b"node" in (p / "cmdline").read_bytes()]
 relays = children(node.name)
-print(json.dumps({"argv": (node / "cmdline").read_text().split("\\0")[:-1], "children": len(relays)}))
+argv = (node / "cmdline").read_text().split("\\0")[:-1]
+print(json.dumps({"argv": argv, "children": len(relays), "adopted": sys.argv[1] != "early" or int(node.name) == early}))
 for name, text in sorted(files.items()):
     print(name)
     print(text)
 """
 
 
+@functools.cache  # each channel renders once per test process
 def _render(channel: str) -> tuple[dict[str, Any], str]:
     env = os.environ | {"PYTHONPATH": str(REPO_ROOT)}
     result = subprocess.run(
@@ -102,3 +109,48 @@ def test_direct_channel_renders_what_jsii_launcher_renders_without_its_relay_pro
     *_, preserve, channel, kernel, api_fd = direct["argv"]
     assert (preserve, channel, api_fd.isdigit()) == ("--preserve-symlinks", str(DIRECT_CHANNEL), True)
     assert kernel.endswith("/lib/program.js") and direct["children"] == 0
+
+
+@pytest.mark.synth
+def test_a_kernel_started_before_jsii_is_imported_is_the_one_the_runtime_uses() -> None:
+    _, launcher_files = _render("launcher")
+    early, early_files = _render("early")
+    assert early_files == launcher_files
+    assert early["adopted"] and early["children"] == 0  # the only Node.js process, with no relay
+    *_, channel, kernel, _ = early["argv"]
+    assert channel == str(DIRECT_CHANNEL) and Path(kernel).parent.parent.name.startswith("jsii-runtime-")
+
+
+_UNADOPTED = """
+import json, os, sys
+from cli import jsii_runtime, warm
+jsii_runtime.start_kernel_early()
+(kernel,) = jsii_runtime._early_kernels
+child = os.fork()
+if child == 0:  # a forked child neither takes nor stops its parent's kernel
+    jsii_runtime.stop_early_kernels()
+    os._exit(0 if jsii_runtime._adopt_early_kernel() is None else 1)
+_, status = os.waitpid(child, 0)
+print(json.dumps({"pid": kernel.process.pid, "workdir": kernel.workdir.name, "child": status,
+                  "alive": kernel.process.poll() is None}), flush=True)
+if sys.argv[1] == "exit_now":
+    warm.exit_now(0)
+"""
+
+
+@pytest.mark.parametrize("leaving", ["exit_now", "interpreter exit"])
+def test_a_kernel_started_early_that_nothing_adopts_is_stopped_with_its_files(leaving: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(_UNADOPTED), leaving],
+        cwd=REPO_ROOT,
+        env=os.environ | {"PYTHONPATH": str(REPO_ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    kernel = json.loads(result.stdout)
+    assert kernel["child"] == 0 and kernel["alive"]  # still there after the child left
+    assert not Path(f"/proc/{kernel['pid']}").exists()  # stopped and reaped, not left to init
+    assert not Path(kernel["workdir"]).exists()
+    assert result.stderr == ""
