@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 from typing import Any
-
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 
 from observability.rules import PENDING_GROUPS
 from simulation.report.measure import ALLOCATED_GPUS, TIME_TO_SCHEDULED
@@ -19,16 +15,28 @@ WAIT_PNG = "time-to-scheduled.png"
 _METADATA = {"Software": None}
 
 
+@cache
+def _pyplot() -> Any:
+    """matplotlib's pyplot on the Agg backend, imported on the first plot (~0.5 s): reading or
+    comparing reports does not need it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot
+
+    return matplotlib.pyplot
+
+
 def _save(figure: Any, path: Path) -> None:
     figure.tight_layout()
     figure.savefig(path, dpi=90, metadata=_METADATA)
-    plt.close(figure)
+    _pyplot().close(figure)
 
 
 def pending_plot(gang: dict[str, Any], path: Path) -> None:
     series = gang[PENDING_GROUPS]
     hours = [s / 3600 for s in series["seconds"]]
-    figure, axes = plt.subplots(figsize=(8, 3.2))
+    figure, axes = _pyplot().subplots(figsize=(8, 3.2))
     for priority_class, values in series["by_priority_class"].items():
         axes.step(hours, values, where="post", label=priority_class)
     axes.set_xlabel("hours")
@@ -41,7 +49,7 @@ def pending_plot(gang: dict[str, Any], path: Path) -> None:
 def allocation_plot(gang: dict[str, Any], path: Path) -> None:
     series = gang[ALLOCATED_GPUS]
     hours = [s / 3600 for s in series["seconds"]]
-    figure, axes = plt.subplots(figsize=(8, 3.2))
+    figure, axes = _pyplot().subplots(figsize=(8, 3.2))
     rows = series["series"]
     if rows:
         axes.stackplot(
@@ -55,7 +63,7 @@ def allocation_plot(gang: dict[str, Any], path: Path) -> None:
 
 
 def wait_plot(modes: dict[str, dict[str, Any]], path: Path) -> None:
-    figure, axes = plt.subplots(figsize=(8, 3.2))
+    figure, axes = _pyplot().subplots(figsize=(8, 3.2))
     classes = [row["priority_class"] for row in modes["gang"][TIME_TO_SCHEDULED]]
     width = 0.8 / max(1, len(modes))
     for offset, (mode, data) in enumerate(modes.items()):
