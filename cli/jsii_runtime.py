@@ -142,12 +142,12 @@ def start_kernel_early() -> None:
 
     The kernel takes ~0.2 s from spawn to its first message, most of it Node.js starting and loading
     the runtime; here that overlaps with importing jsii and the configuration instead of following
-    them. Nothing happens when ``JSII_RUNTIME`` is set or jsii's runtime files are not where the
-    pinned jsii keeps them (the runtime then starts as ``use_direct_channel`` says). A kernel never
-    adopted is stopped at exit (``stop_early_kernels``); a forked child neither adopts nor stops
-    its parent's.
+    them. Nothing happens once jsii is imported (its runtime may be running already), when
+    ``JSII_RUNTIME`` is set, or when jsii's runtime files are not where the pinned jsii keeps them
+    (the runtime then starts as ``use_direct_channel`` says). A kernel never adopted is stopped at
+    exit (``stop_early_kernels``); a forked child neither adopts nor stops its parent's.
     """
-    if "JSII_RUNTIME" in os.environ or _early_kernels:
+    if "jsii" in sys.modules or "JSII_RUNTIME" in os.environ or _early_kernels:
         return
     files = _embedded_runtime_files()
     if files is None:

@@ -154,3 +154,16 @@ def test_a_kernel_started_early_that_nothing_adopts_is_stopped_with_its_files(le
     assert not Path(f"/proc/{kernel['pid']}").exists()  # stopped and reaped, not left to init
     assert not Path(kernel["workdir"]).exists()
     assert result.stderr == ""
+
+
+def test_no_kernel_starts_early_once_jsii_is_imported(monkeypatch: pytest.MonkeyPatch) -> None:
+    import jsii  # noqa: F401 - the runtime this process's tests use may be running already
+
+    from cli import jsii_runtime
+
+    monkeypatch.setattr(jsii_runtime, "_early_kernels", [])  # as if this process had started none
+    try:
+        jsii_runtime.start_kernel_early()
+        assert jsii_runtime._early_kernels == []
+    finally:
+        jsii_runtime.stop_early_kernels()
