@@ -91,12 +91,17 @@ def _split(value: Any, separator: Any) -> celtypes.ListType:
 
 
 _FUNCTIONS: dict[str, Any] = {"find": _find, "split": _split}
-_CEL = celpy.Environment()
+
+
+@cache
+def _cel() -> celpy.Environment:
+    """One CEL environment (building its parser takes ~0.3 s: not at import, where every test worker pays it)."""
+    return celpy.Environment()
 
 
 @cache
 def _program(rule: str) -> Any:
-    return _CEL.program(_CEL.compile(rule), functions=_FUNCTIONS)
+    return _cel().program(_cel().compile(rule), functions=_FUNCTIONS)
 
 
 def cel_rules(schema: dict[str, Any]) -> list[str]:
