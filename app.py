@@ -84,9 +84,7 @@ def build(
 
 
 if __name__ == "__main__":
-    from cli.jsii_runtime import skip_argument_type_checks, start_kernel_early, use_direct_channel
+    from cli.jsii_runtime import start_command_runtime
 
-    start_kernel_early()  # Node.js boots while jsii and aws-cdk-lib's bindings import
-    use_direct_channel()
-    skip_argument_type_checks()
+    start_command_runtime()
     sys.exit(main())

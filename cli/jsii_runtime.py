@@ -127,6 +127,8 @@ class _Kernel:
     process: subprocess.Popen[bytes]
     api: socket.socket
     stderr_copy: threading.Thread
+    environ: dict[str, str]
+    """The environment it started with (``JSII_AGENT`` added)."""
     workdir: tempfile.TemporaryDirectory[str] | None = None
     """The runtime files an early kernel runs from (jsii removes its own copy when it stops)."""
     owner_pid: int = field(default_factory=os.getpid)
@@ -154,11 +156,15 @@ def start_kernel_early() -> None:
         return
     workdir = tempfile.TemporaryDirectory(prefix="jsii-runtime-")
     root = Path(workdir.name)
-    for source, relative in files.items():  # as jsii's ``_NodeProcess._jsii_runtime`` lays them out
-        target = root / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, target)
-    kernel = _spawn_kernel(root / "lib" / "program.js")
+    try:
+        for source, relative in files.items():  # as jsii's ``_NodeProcess._jsii_runtime`` lays them out
+            target = root / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+        kernel = _spawn_kernel(root / "lib" / "program.js")
+    except OSError:  # Node.js or a runtime file missing: the runtime's own start says so when it is used
+        workdir.cleanup()
+        return
     kernel.workdir = workdir
     _early_kernels.append(kernel)
     atexit.register(stop_early_kernels)
@@ -187,12 +193,19 @@ def stop_early_kernels() -> None:
 
 
 def _adopt_early_kernel() -> _Kernel | None:
+    """This process's early kernel, if it still runs with the environment the runtime would give it
+    (Node.js reads variables such as ``CDK_CONTEXT_JSON`` from its own environment)."""
+    expected = _kernel_environment()
     with _early_lock:
         for kernel in _early_kernels:
-            if kernel.owner_pid == os.getpid() and kernel.process.poll() is None:
+            if kernel.owner_pid == os.getpid() and kernel.process.poll() is None and kernel.environ == expected:
                 _early_kernels.remove(kernel)
                 return kernel
     return None
+
+
+def _kernel_environment() -> dict[str, str]:
+    return os.environ | {"JSII_AGENT": f"Python/{platform.python_version()}"}
 
 
 def _embedded_runtime_files() -> dict[Path, str] | None:
@@ -203,13 +216,13 @@ def _embedded_runtime_files() -> dict[Path, str] | None:
     embedded = Path(next(iter(spec.submodule_search_locations))) / "_embedded" / "jsii"
     try:
         module = ast.parse((embedded / "__init__.py").read_text(encoding="utf-8"))
-    except OSError:
+    except (OSError, SyntaxError):
         return None
     for statement in module.body:
         if (
             isinstance(statement, ast.Assign)
             and [getattr(t, "id", None) for t in statement.targets] == ["EMBEDDED_FILES"]
-            and isinstance(files := ast.literal_eval(statement.value), dict)
+            and isinstance(files := _literal(statement.value), dict)
         ):
             if "lib/program.js" not in files.values():
                 return None
@@ -217,12 +230,18 @@ def _embedded_runtime_files() -> dict[Path, str] | None:
     return None
 
 
+def _literal(node: ast.expr) -> object:
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        return None
+
+
 def _spawn_kernel(program: Path) -> _Kernel:
     """Run jsii's kernel ``program`` (``<runtime>/lib/program.js``) in Node.js on the direct channel."""
-    environ = os.environ.copy()
-    environ["JSII_AGENT"] = f"Python/{platform.python_version()}"
+    environ = _kernel_environment()
     api, kernel_end = socket.socketpair()
-    with kernel_end:
+    with kernel_end, _closed_on_error(api):
         process = subprocess.Popen(
             [
                 environ.get("JSII_NODE", "node"),
@@ -241,7 +260,16 @@ def _spawn_kernel(program: Path) -> _Kernel:
     threading.Thread(name="jsii.stdout", target=_copy_lines, args=(process.stdout, "stdout"), daemon=True).start()
     stderr_copy = threading.Thread(name="jsii.stderr", target=_copy_lines, args=(process.stderr, "stderr"), daemon=True)
     stderr_copy.start()
-    return _Kernel(process, api, stderr_copy)
+    return _Kernel(process, api, stderr_copy, environ=environ)
+
+
+@contextmanager
+def _closed_on_error(api: socket.socket) -> Iterator[None]:
+    try:
+        yield
+    except BaseException:
+        api.close()
+        raise
 
 
 def use_direct_channel() -> None:
@@ -290,6 +318,15 @@ def use_direct_channel() -> None:
 
     start.direct_channel = True  # type: ignore[attr-defined]
     setattr(providers._NodeProcess, "start", start)  # noqa: B010 - mypy refuses assigning to a method
+
+
+def start_command_runtime() -> None:
+    """The commands' jsii runtime, for a process that has not imported jsii yet: its kernel starts now
+    (``start_kernel_early``), on the direct channel (``use_direct_channel``), with the fast path
+    (``skip_argument_type_checks``)."""
+    start_kernel_early()
+    use_direct_channel()
+    skip_argument_type_checks()
 
 
 def _copy_lines(source: IO[bytes], stream: str) -> None:

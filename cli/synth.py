@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing import connection
 from pathlib import Path
@@ -83,9 +84,11 @@ def _render_dist(
     team_runs: list[TeamRun],
     staging_root: Path,
     deployed: connection.Connection,
+    prepare_runtime: Callable[[], None],
 ) -> None:
     """Child process: render and check, send the parent what its stacks deploy and the warnings to
     print once everything succeeded, then write ``staging_root/<env>``; the exit code is the verdict."""
+    prepare_runtime()
     from charts.render import render_checked
     from cli.render import note_lines, write_dist
 
@@ -146,7 +149,8 @@ def _first_line(error: Exception) -> str:
     return lines[0] if lines else type(error).__name__
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, prepare_runtime: Callable[[], None] = lambda: None) -> int:
+    """``prepare_runtime``: run by each of the two processes before it starts its jsii runtime."""
     args = parse_args(argv)
     try:
         env = load(args)
@@ -158,16 +162,17 @@ def main(argv: list[str] | None = None) -> int:
     dist_root = Path(args.dist)
     dist_root.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".render-", dir=dist_root) as staging_root:
-        # Forked before this process starts the jsii runtime: each side gets its own Node.js, and
-        # only the renderer's loads cdk8s.
+        # Forked before either side imports jsii or starts Node.js (no thread or kernel to inherit):
+        # each side then starts its own runtime, and only the renderer's loads cdk8s.
         context = multiprocessing.get_context("fork")
         received, deployed = context.Pipe(duplex=False)
         renderer = context.Process(
             target=_render_dist,
-            args=(env, args.config or None, Path(args.teams), team_runs, Path(staging_root), deployed),
+            args=(env, args.config or None, Path(args.teams), team_runs, Path(staging_root), deployed, prepare_runtime),
         )
         renderer.start()
         deployed.close()  # the renderer's end: receiving sees the end of it if the renderer stops first
+        prepare_runtime()
         try:
             with replace_dir_on_success(Path(args.cdk_out)) as staging:
                 _load_cdk()
@@ -197,9 +202,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    from cli.jsii_runtime import skip_argument_type_checks, start_kernel_early, use_direct_channel
+    from cli.jsii_runtime import start_command_runtime
 
-    start_kernel_early()  # this process's kernel (the forked renderer starts its own)
-    use_direct_channel()  # before the renderer forks: both sides start their runtime on it
-    skip_argument_type_checks()
-    run_command(main)
+    run_command(lambda: main(prepare_runtime=start_command_runtime))

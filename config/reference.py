@@ -80,14 +80,11 @@ def field_docstrings(model: type[BaseModel]) -> dict[str, str]:
             continue
         (body,) = ast.parse(textwrap.dedent(inspect.getsource(cls))).body
         assert isinstance(body, ast.ClassDef)
-        for field, doc in zip(body.body, body.body[1:], strict=False):
-            if (
-                isinstance(field, ast.AnnAssign)
-                and isinstance(field.target, ast.Name)
-                and isinstance(doc, ast.Expr)
-                and isinstance(doc.value, ast.Constant)
-                and isinstance(doc.value.value, str)
-            ):
+        for field, doc in zip(body.body, [*body.body[1:], None], strict=True):
+            if not (isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name)):
+                continue
+            docs.pop(field.target.id, None)  # a field declared again means only what its own docstring says
+            if isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant) and isinstance(doc.value.value, str):
                 docs[field.target.id] = inspect.cleandoc(doc.value.value)
     return docs
 

@@ -126,13 +126,16 @@ import json, os, sys
 from cli import jsii_runtime, warm
 jsii_runtime.start_kernel_early()
 (kernel,) = jsii_runtime._early_kernels
+os.environ["CDK_CONTEXT_JSON"] = "{}"  # set after the kernel started: a runtime starting now must not take it
+changed = jsii_runtime._adopt_early_kernel()
+del os.environ["CDK_CONTEXT_JSON"]
 child = os.fork()
 if child == 0:  # a forked child neither takes nor stops its parent's kernel
     jsii_runtime.stop_early_kernels()
     os._exit(0 if jsii_runtime._adopt_early_kernel() is None else 1)
 _, status = os.waitpid(child, 0)
 print(json.dumps({"pid": kernel.process.pid, "workdir": kernel.workdir.name, "child": status,
-                  "alive": kernel.process.poll() is None}), flush=True)
+                  "alive": kernel.process.poll() is None, "taken_after_change": changed is not None}), flush=True)
 if sys.argv[1] == "exit_now":
     warm.exit_now(0)
 """
@@ -150,6 +153,7 @@ def test_a_kernel_started_early_that_nothing_adopts_is_stopped_with_its_files(le
         check=True,
     )
     kernel = json.loads(result.stdout)
+    assert not kernel["taken_after_change"]
     assert kernel["child"] == 0 and kernel["alive"]  # still there after the child left
     assert not Path(f"/proc/{kernel['pid']}").exists()  # stopped and reaped, not left to init
     assert not Path(kernel["workdir"]).exists()
