@@ -295,10 +295,8 @@ def use_direct_channel() -> None:
         return
 
     def start(self: Any) -> None:  # jsii's ``_NodeProcess.start`` (1.142.0) with the kernel started directly
-        kernel = None if "JSII_RUNTIME" in os.environ else _adopt_early_kernel()
-        if kernel is not None and kernel.workdir is not None:
-            self._ctx_stack.enter_context(kernel.workdir)  # removed when the runtime stops, as jsii's own copy
-        elif kernel is None:
+        kernel = _adopt_early_kernel()  # never one when JSII_RUNTIME was set since: its environment differs
+        if kernel is None:
             if "JSII_RUNTIME" in os.environ:
                 own_start(self)
                 return
@@ -308,6 +306,8 @@ def use_direct_channel() -> None:
                 own_start(self)
                 return
             kernel = _spawn_kernel(program)
+        elif kernel.workdir is not None:
+            self._ctx_stack.enter_context(kernel.workdir)  # removed when the runtime stops, as jsii's own copy
         self._process = kernel.process
         with kernel.api:
             # jsii writes requests to ``stdin`` and reads responses from ``stdout``: both are the socket.
