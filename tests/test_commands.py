@@ -11,6 +11,7 @@ import sys
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -36,6 +37,15 @@ def _digest(root: Path) -> str:
         if path.is_file():
             sha.update(path.read_bytes())
     return sha.hexdigest()
+
+
+def _file_digests(root: Path) -> dict[str, str]:
+    """Each file under ``root`` by its relative path, with its bytes' hash."""
+    return {
+        str(path.relative_to(root)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }
 
 
 def _survivors(token: str) -> list[int]:
@@ -173,6 +183,15 @@ def _assert_refused(code: int, stdout: str, stderr: str, expected: str, space: W
     assert "Traceback" not in stderr
     assert (_digest(space.cdk_out), _digest(space.dist)) == before
     assert sorted(p.name for p in space.dist.iterdir()) == ["dev"]
+
+
+@pytest.mark.synth
+def test_make_synth_writes_the_cloud_assembly_an_in_process_synthesis_writes(
+    workspace: Workspace, synthesized: Callable[[str], dict[str, Any]]
+) -> None:
+    """Every file byte for byte, metadata included: nothing in it depends on the process or its temp
+    folders (no recorded stack traces: ``stacks/app_options.py``)."""
+    assert _file_digests(workspace.cdk_out) == _file_digests(synthesized("dev")["__outdir__"])
 
 
 @pytest.mark.synth
