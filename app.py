@@ -84,7 +84,9 @@ def build(
 
 
 if __name__ == "__main__":
+    import charts
+    import stacks
     from cli.jsii_runtime import start_command_runtime
 
-    start_command_runtime()
+    start_command_runtime((*stacks.JSII_MODULES, *charts.JSII_MODULES))  # in the order main imports them
     sys.exit(main())

@@ -18,7 +18,7 @@ import os
 import signal
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from multiprocessing import connection
 from pathlib import Path
@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
+import charts
+import stacks
 from cli.output import replace_dir_on_success, swap_in
 from cli.warm import exit_now, run_command
 from config import ConfigError, EnvironmentConfig, load_environment
@@ -84,11 +86,11 @@ def _render_dist(
     team_runs: list[TeamRun],
     staging_root: Path,
     deployed: connection.Connection,
-    prepare_runtime: Callable[[], None],
+    prepare_runtime: Callable[[Sequence[str]], None],
 ) -> None:
     """Child process: render and check, send the parent what its stacks deploy and the warnings to
     print once everything succeeded, then write ``staging_root/<env>``; the exit code is the verdict."""
-    prepare_runtime()
+    prepare_runtime(charts.JSII_MODULES)
     from charts.render import render_checked
     from cli.render import note_lines, write_dist
 
@@ -149,8 +151,9 @@ def _first_line(error: Exception) -> str:
     return lines[0] if lines else type(error).__name__
 
 
-def main(argv: list[str] | None = None, *, prepare_runtime: Callable[[], None] = lambda: None) -> int:
-    """``prepare_runtime``: run by each of the two processes before it starts its jsii runtime."""
+def main(argv: list[str] | None = None, *, prepare_runtime: Callable[[Sequence[str]], None] = lambda _: None) -> int:
+    """``prepare_runtime(assemblies)``: run by each of the two processes before it starts its jsii
+    runtime, with the Python modules whose jsii assemblies that process loads."""
     args = parse_args(argv)
     try:
         env = load(args)
@@ -172,7 +175,7 @@ def main(argv: list[str] | None = None, *, prepare_runtime: Callable[[], None] =
         )
         renderer.start()
         deployed.close()  # the renderer's end: receiving sees the end of it if the renderer stops first
-        prepare_runtime()
+        prepare_runtime(stacks.JSII_MODULES)
         try:
             with replace_dir_on_success(Path(args.cdk_out)) as staging:
                 _load_cdk()

@@ -14,18 +14,19 @@ WARM_JOIN_TIMEOUT_SECONDS = 60.0
 
 
 def warm_cdk8s() -> threading.Thread:
-    """Import cdk8s-plus-37 on a background thread; join it before rendering.
+    """Import the charts' jsii packages (cdk8s-plus-37) on a background thread; join it before rendering.
 
-    The import spends most of its time waiting for the jsii Node.js process to load the
-    constructs, cdk8s and cdk8s-plus assemblies, which overlaps with pydantic work here. The
-    kernel starts first, before jsii is imported, and the runtime adopts it on the direct channel
-    (``cli.jsii_runtime.start_kernel_early``, ``use_direct_channel``).
+    The kernel starts first, before jsii is imported, and loads their assemblies (constructs,
+    cdk8s, cdk8s-plus-37) while this process imports jsii, pydantic and the configuration; the
+    runtime adopts it on the direct channel (``cli.jsii_runtime.start_kernel_early``,
+    ``use_direct_channel``). The import's own Python work overlaps with the main thread's too.
     """
+    import charts
     from cli.jsii_runtime import start_kernel_early, use_direct_channel
 
-    start_kernel_early()
+    start_kernel_early(charts.JSII_MODULES)
     use_direct_channel()
-    thread = threading.Thread(target=importlib.import_module, args=("cdk8s_plus_37",), daemon=True)
+    thread = threading.Thread(target=lambda: [importlib.import_module(m) for m in charts.JSII_MODULES], daemon=True)
     thread.start()
     _warming.append(thread)
     return thread

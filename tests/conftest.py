@@ -23,6 +23,8 @@ from hypothesis import settings
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
+import charts
+import stacks
 from cli.jsii_runtime import start_kernel_early, use_direct_channel
 from config import EnvironmentConfig, load_environment
 from config.load import REPO_ROOT
@@ -31,7 +33,7 @@ from config.model import EnvironmentConfig as _Env
 if TYPE_CHECKING:
     from charts.render import RenderedEnvironment
 
-start_kernel_early()  # as the commands start it: booting while the test modules import
+start_kernel_early((*stacks.JSII_MODULES, *charts.JSII_MODULES))  # as the commands start it, loading what tests load
 use_direct_channel()  # the commands' channel to jsii's kernel, before any test starts the runtime
 
 # Property tests: 200 examples each by default, HYPOTHESIS_PROFILE=deep for 5000; no example database

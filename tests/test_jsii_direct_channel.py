@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -60,13 +61,18 @@ _RENDER = """
 import json, os, sys
 from pathlib import Path
 from cli import jsii_runtime
-from cli.jsii_runtime import skip_argument_type_checks, start_kernel_early, use_direct_channel
+from cli.jsii_runtime import assembly_loads, skip_argument_type_checks, start_kernel_early, use_direct_channel
+import charts
+preload = ("unloadable_package", *charts.JSII_MODULES)  # the first one's load fails in the kernel
 if sys.argv[1] == "early":
-    start_kernel_early()
+    start_kernel_early(preload)
     (early,) = [kernel.process.pid for kernel in jsii_runtime._early_kernels]
 if sys.argv[1] in ("direct", "early"):
     use_direct_channel()
 skip_argument_type_checks()  # both sides as the commands render (tests/test_jsii_fast_path.py compares paths)
+from jsii._kernel import Kernel
+loads, own_load = [], Kernel.load
+Kernel.load = lambda self, name, *rest: loads.append(name) or own_load(self, name, *rest)
 from charts.render import output_files, render_checked
 from config import load_environment
 
@@ -77,16 +83,29 @@ def children(pid):
 (node,) = [p for p in children(os.getpid()) if b"node" in (p / "cmdline").read_bytes()]
 relays = children(node.name)
 argv = (node / "cmdline").read_text().split("\\0")[:-1]
-print(json.dumps({"argv": argv, "children": len(relays), "adopted": sys.argv[1] != "early" or int(node.name) == early}))
+print(json.dumps({"argv": argv, "children": len(relays), "adopted": sys.argv[1] != "early" or int(node.name) == early,
+                  "loads": loads, "preloaded": [load["name"] for load in assembly_loads(preload)]}))
 for name, text in sorted(files.items()):
     print(name)
     print(text)
 """
 
 
+_UNLOADABLE = """
+import jsii
+__jsii_assembly__ = jsii.JSIIAssembly.load(
+    "unloadable-package", "1.0.0", __name__[0:-6], "unloadable-package@1.0.0.jsii.tgz"
+)
+"""
+
+
 @functools.cache  # each channel renders once per test process
 def _render(channel: str) -> tuple[dict[str, Any], str]:
-    env = os.environ | {"PYTHONPATH": str(REPO_ROOT)}
+    packages = Path(tempfile.mkdtemp(prefix="unloadable-"))  # a jsii package whose tarball is missing
+    (packages / "unloadable_package" / "_jsii").mkdir(parents=True)
+    (packages / "unloadable_package" / "__init__.py").write_text("")
+    (packages / "unloadable_package" / "_jsii" / "__init__.py").write_text(_UNLOADABLE)
+    env = os.environ | {"PYTHONPATH": f"{REPO_ROOT}:{packages}"}
     result = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(_RENDER), channel],
         cwd=REPO_ROOT,
@@ -96,6 +115,7 @@ def _render(channel: str) -> tuple[dict[str, Any], str]:
         timeout=120,
         check=True,
     )
+    shutil.rmtree(packages)
     first, _, files = result.stdout.partition("\n")
     return json.loads(first), files
 
@@ -117,6 +137,9 @@ def test_a_kernel_started_before_jsii_is_imported_is_the_one_the_runtime_uses() 
     early, early_files = _render("early")
     assert early_files == launcher_files
     assert early["adopted"] and early["children"] == 0  # the only Node.js process, with no relay
+    # Every assembly the render loads was loaded ahead, in its order; the one that failed changed nothing.
+    assert early["preloaded"] == ["unloadable-package", *early["loads"]]
+    assert early["loads"] == ["constructs", "cdk8s", "cdk8s-plus-37"]
     *_, channel, kernel, _ = early["argv"]
     assert channel == str(DIRECT_CHANNEL) and Path(kernel).parent.parent.name.startswith("jsii-runtime-")
 

@@ -40,7 +40,8 @@ def test_make_synth_runs_cdk_nag_but_not_the_builtin_validator(synthesized: Call
 @pytest.mark.synth
 def test_the_synthesis_builds_every_stack_without_loading_cdk8s() -> None:
     """``make synth`` renders in its renderer process and hands the objects over: the synthesizing
-    process builds the stacks from them and never loads cdk8s (its jsii runtime stays smaller)."""
+    process builds the stacks from them and never loads cdk8s (its jsii runtime stays smaller); its
+    early kernel loaded every assembly the stacks load (``stacks.JSII_MODULES``)."""
     import dataclasses
     import subprocess
     import sys
@@ -52,16 +53,21 @@ def test_the_synthesis_builds_every_stack_without_loading_cdk8s() -> None:
     objects = dataclasses.asdict(render_checked(load_environment(name="dev")).deployed())
     script = (
         "import json, sys\n"
-        "from cli.jsii_runtime import skip_argument_type_checks, use_direct_channel\n"
-        "use_direct_channel()\n"
-        "skip_argument_type_checks()\n"
+        "import stacks\n"
+        "from cli.jsii_runtime import assembly_loads, start_command_runtime\n"
+        "start_command_runtime(stacks.JSII_MODULES)\n"  # as cli.synth's synthesizing process
+        "from jsii._kernel import Kernel\n"
+        "loads, own_load = [], Kernel.load\n"
+        "Kernel.load = lambda self, name, *rest: loads.append(name) or own_load(self, name, *rest)\n"
         "from aws_cdk import App\n"
         "from app import build\n"
         "from charts.deployed import DeployedObjects\n"
         "from config import load_environment\n"
         "app = App()\n"
         "build(app, load_environment(name='dev'), DeployedObjects(**json.load(sys.stdin)))\n"
-        "print(len(app.node.find_all()), sorted(m for m in sys.modules if m.startswith('cdk8s')))\n"
+        "preloaded = [load['name'] for load in assembly_loads(stacks.JSII_MODULES)]\n"
+        "print(len(app.node.find_all()), sorted(loads) == sorted(preloaded),"
+        " sorted(m for m in sys.modules if m.startswith('cdk8s')))\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", script],
@@ -73,5 +79,6 @@ def test_the_synthesis_builds_every_stack_without_loading_cdk8s() -> None:
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    constructs, loaded = result.stdout.split(" ", 1)
+    constructs, all_preloaded, loaded = result.stdout.split(" ", 2)
     assert int(constructs) > 100 and loaded.strip() == "[]"
+    assert all_preloaded == "True"  # stacks.JSII_MODULES names every assembly the stacks load
