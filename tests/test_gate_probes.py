@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import tarfile
 import types
@@ -66,8 +67,9 @@ def test_dropping_the_field_is_seen() -> None:
             assert field_value(stored(probe, gate_on=True), probe.field.path) is not None
 
 
-def _real_get_handler(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
-    """aws-cdk-lib's eks-v2 ``get`` handler, loaded from the installed package's jsii assembly."""
+@functools.cache  # finding it decompresses most of the 38 MB tarball: once per test process
+def _get_handler_source() -> str:
+    """The source of aws-cdk-lib's eks-v2 ``get`` handler, from the installed package's jsii assembly."""
     import importlib.util
 
     spec = importlib.util.find_spec("aws_cdk")
@@ -76,10 +78,14 @@ def _real_get_handler(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
     with tarfile.open(tarball) as archive:
         member = archive.extractfile(GET_HANDLER)
         assert member is not None
-        source = member.read().decode()
+        return member.read().decode()
+
+
+def _real_get_handler(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
+    """aws-cdk-lib's eks-v2 ``get`` handler, loaded as a fresh module."""
     module = types.ModuleType("kubectl_get_handler")
     monkeypatch.setenv("PATH", "/usr/bin")  # the handler prepends the kubectl layer's folders at import
-    exec(compile(source, GET_HANDLER, "exec"), module.__dict__)
+    exec(compile(_get_handler_source(), GET_HANDLER, "exec"), module.__dict__)
     return module
 
 
