@@ -12,21 +12,20 @@ from pathlib import Path
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-from cli.jsii_runtime import skip_argument_type_checks
 from cli.warm import run_command, warm_cdk8s
 
-warm_cdk8s()  # the jsii Node.js process boots while the configuration imports below load
 
-from config import ConfigError, load_environment  # noqa: E402
-
-
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, fast_path: bool = False) -> int:
+    """``fast_path``: jsii's fast path, for the command's own process (``cli.warm.warm_cdk8s``)."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--env", help="environment name; default dev")
     parser.add_argument("--config", help="path of an environment file (overrides --env)")
     parser.add_argument("--json", action="store_true", help="machine-readable report")
     parser.add_argument("--teams", help="directory of team run files (<team>/<run>.yaml); default teams/")
-    args = parser.parse_args(argv)
+    args = parser.parse_args(argv)  # --help and usage errors end here, before Node.js starts
+    warm_cdk8s(fast_path=fast_path)  # the jsii Node.js process boots while the configuration imports below load
+    from config import ConfigError, load_environment
+
     try:
         env = load_environment(name=args.env or None, path=args.config or None)
         from charts.render import render_environment
@@ -53,5 +52,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    skip_argument_type_checks()
-    run_command(main)
+    run_command(lambda: main(fast_path=True))

@@ -14,17 +14,12 @@ from typing import TYPE_CHECKING
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-from cli.jsii_runtime import skip_argument_type_checks
+from cli.output import replace_dir_on_success
 from cli.warm import run_command, warm_cdk8s
-
-warm_cdk8s()  # the jsii Node.js process boots while the configuration imports below load
-
-from cli.output import replace_dir_on_success  # noqa: E402
-from config import ConfigError, EnvironmentConfig, load_environment  # noqa: E402
-from config.load import REPO_ROOT  # noqa: E402
 
 if TYPE_CHECKING:
     from charts.render import RenderedEnvironment
+    from config import EnvironmentConfig
 
 
 def write_dist(env: EnvironmentConfig, dist_root: Path, rendered: RenderedEnvironment) -> Path:
@@ -46,13 +41,18 @@ def note_lines(rendered: RenderedEnvironment) -> list[str]:
     return [f"warning: {note}" for note in rendered.notes]
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, fast_path: bool = False) -> int:
+    """``fast_path``: jsii's fast path, for the command's own process (``cli.warm.warm_cdk8s``)."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--env", help="environment name; default dev")
     parser.add_argument("--config", help="path of an environment file (overrides --env)")
-    parser.add_argument("--dist", default=str(REPO_ROOT / "dist"), help="output root")
+    parser.add_argument("--dist", help="output root; default dist/")
     parser.add_argument("--teams", help="directory of team run files (<team>/<run>.yaml); default teams/")
-    args = parser.parse_args(argv)
+    args = parser.parse_args(argv)  # --help and usage errors end here, before Node.js starts
+    warm_cdk8s(fast_path=fast_path)  # the jsii Node.js process boots while the configuration imports below load
+    from config import ConfigError, load_environment
+    from config.load import REPO_ROOT
+
     try:
         env = load_environment(name=args.env or None, path=args.config or None)
         runs = None
@@ -67,11 +67,10 @@ def main(argv: list[str] | None = None) -> int:
         return error.report()
     for line in note_lines(rendered):
         print(line, file=sys.stderr)
-    target = write_dist(env, Path(args.dist), rendered)
+    target = write_dist(env, Path(args.dist) if args.dist else REPO_ROOT / "dist", rendered)
     print(f"rendered {env.name}: {target}")
     return 0
 
 
 if __name__ == "__main__":
-    skip_argument_type_checks()
-    run_command(main)
+    run_command(lambda: main(fast_path=True))

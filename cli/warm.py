@@ -13,29 +13,35 @@ _warming: list[threading.Thread] = []
 WARM_JOIN_TIMEOUT_SECONDS = 60.0
 
 
-def warm_cdk8s() -> threading.Thread:
-    """Import the charts' jsii packages (cdk8s-plus-37) on a background thread; join it before rendering.
+def warm_cdk8s(*, fast_path: bool = False) -> None:
+    """Import the charts' jsii packages (cdk8s-plus-37) on a background thread, once per process;
+    ``exit_now`` joins it, and rendering waits on the import.
 
     The kernel starts first, before jsii is imported, and loads their assemblies (constructs,
     cdk8s, cdk8s-plus-37) while this process imports jsii, pydantic and the configuration; the
     runtime adopts it on the direct channel (``cli.jsii_runtime.start_kernel_early``,
     ``use_direct_channel``). The import's own Python work overlaps with the main thread's too.
+    ``fast_path``: the commands' fast path as well (``skip_argument_type_checks``), for a command's
+    own process; a test process calling a command's ``main`` keeps jsii's checks.
     """
+    if _warming:
+        return
     import charts
-    from cli.jsii_runtime import start_kernel_early, use_direct_channel
+    from cli.jsii_runtime import skip_argument_type_checks, start_kernel_early, use_direct_channel
 
     start_kernel_early(charts.JSII_MODULES)
     use_direct_channel()
+    if fast_path:
+        skip_argument_type_checks()
     thread = threading.Thread(target=lambda: [importlib.import_module(m) for m in charts.JSII_MODULES], daemon=True)
     thread.start()
     _warming.append(thread)
-    return thread
 
 
 def run_command(main: Callable[[], int]) -> None:
     """Run a command's ``main`` and leave through ``exit_now``, also when argparse ends it (``--help``,
-    a usage error) while the runtime is still booting: an interpreter exit then would close the
-    runtime's pipes under the importing thread, which reports it with a traceback."""
+    a usage error) or an input is refused while the runtime is still booting: an interpreter exit
+    then would close the runtime's pipes under the importing thread, which reports it with a traceback."""
     try:
         code = main()
     except SystemExit as stop:

@@ -62,12 +62,14 @@ def _survivors(token: str) -> list[int]:
     return found
 
 
-def _command(module: str, *args: str, temp: Path) -> subprocess.CompletedProcess[str]:
+def _command(
+    module: str, *args: str, temp: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run ``python -m module`` with a temp directory of its own; check it leaves it empty and no process behind."""
     token = uuid.uuid4().hex
-    env = os.environ | {"TMPDIR": str(temp), MARKER: token}
+    environ = os.environ | (env or {}) | {"TMPDIR": str(temp), MARKER: token}
     result = subprocess.run(
-        [sys.executable, "-m", module, *args], cwd=REPO_ROOT, env=env, capture_output=True, text=True, check=False
+        [sys.executable, "-m", module, *args], cwd=REPO_ROOT, env=environ, capture_output=True, text=True, check=False
     )
     assert sorted(p.name for p in temp.iterdir()) == [], "the command left files in the temp directory"
     assert _survivors(token) == [], "a process the command started outlived it"
@@ -235,15 +237,26 @@ def test_render_and_check_leave_the_temp_directory_as_they_found_it(tmp_path: Pa
 
 
 @pytest.mark.parametrize("module", ["cli.render", "cli.check", "cli.synth"])
-def test_help_and_usage_errors_end_cleanly_while_the_runtime_boots(module: str, tmp_path: Path) -> None:
-    """argparse ends these commands while the jsii runtime is still starting on its own thread."""
-    helped = _command(module, "--help", temp=tmp_path)
+def test_help_and_usage_errors_end_cleanly_before_node_starts(module: str, tmp_path: Path) -> None:
+    """argparse ends these commands before jsii's Node.js kernel is started (``JSII_NODE`` here
+    records each start)."""
+    started = tmp_path / "node-started"
+    node = tmp_path / "node"
+    node.write_text(f'#!/bin/sh\necho "$@" >> {started}\nexec node "$@"\n')
+    node.chmod(0o755)
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    helped = _command(module, "--help", temp=temp, env={"JSII_NODE": str(node)})
     assert (helped.returncode, helped.stderr) == (0, "")
     assert helped.stdout.startswith("usage: ")
-    refused = _command(module, "--no-such-option", temp=tmp_path)
+    refused = _command(module, "--no-such-option", temp=temp, env={"JSII_NODE": str(node)})
     assert refused.returncode == 2
     assert refused.stderr.splitlines()[-1].endswith("error: unrecognized arguments: --no-such-option")
     assert "Traceback" not in refused.stderr
+    assert not started.exists()
+    if module == "cli.check":  # the recorder sees a kernel that does start
+        assert _command(module, "--env", "ci", temp=temp, env={"JSII_NODE": str(node)}).returncode == 0
+        assert started.read_text().count("program.js") == 1
 
 
 @pytest.mark.synth
