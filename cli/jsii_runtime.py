@@ -156,13 +156,15 @@ def start_kernel_early(preload: Sequence[str] = ()) -> None:
     (``assembly_loads``) are queued at spawn, so the kernel loads them (~0.2 s for cdk8s-plus-37 and
     its dependencies, ~0.45 s for the stacks' seven) as soon as it is up, while this process is still
     importing; jsii's own loads of them later find them loaded. The runtime reads their answers
-    after the greeting; one that failed leaves its package to jsii's own load, which reports it.
+    after the greeting; when one failed, it starts a fresh kernel instead, whose load of that
+    package reports the cause (``use_direct_channel``).
     """
     if "jsii" in sys.modules or "JSII_RUNTIME" in os.environ or _early_kernels:
         return
     files = _embedded_runtime_files()
     if files is None:
         return
+    loads = assembly_loads(preload)  # read before anything starts, so nothing is left running if it fails
     workdir = tempfile.TemporaryDirectory(prefix="jsii-runtime-")
     root = Path(workdir.name)
     try:
@@ -171,14 +173,16 @@ def start_kernel_early(preload: Sequence[str] = ()) -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, target)
         kernel = _spawn_kernel(root / "lib" / "program.js")
-        loads = assembly_loads(preload)
-        if loads:
-            kernel.api.sendall(b"".join(json.dumps(load).encode() + b"\n" for load in loads))
-            kernel.preloads = len(loads)
     except OSError:  # Node.js or a runtime file missing: the runtime's own start says so when it is used
         workdir.cleanup()
         return
     kernel.workdir = workdir
+    try:
+        kernel.api.sendall(b"".join(json.dumps(load).encode() + b"\n" for load in loads))
+    except OSError:  # it ended already: stopped now, and the runtime starts its own
+        _stop_kernel(kernel)
+        return
+    kernel.preloads = len(loads)
     _early_kernels.append(kernel)
     atexit.register(stop_early_kernels)
 
@@ -189,20 +193,25 @@ def stop_early_kernels() -> None:
         kernels = [k for k in _early_kernels if k.owner_pid == os.getpid()]
         _early_kernels[:] = [k for k in _early_kernels if k not in kernels]
     for kernel in kernels:
-        with kernel.api, suppress(OSError):  # OSError: it has ended already
-            kernel.api.settimeout(5)
-            kernel.api.sendall(b'{"exit":0}\n')
-            kernel.api.shutdown(socket.SHUT_WR)
-            while kernel.api.recv(65536):  # its greeting, read until it closes the socket as it exits; a
-                pass  # socket closed before it greeted would fail that write and print the error
-        try:
-            kernel.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            kernel.process.kill()
-            kernel.process.wait()
-        kernel.stderr_copy.join(timeout=5)
-        if kernel.workdir is not None:
-            kernel.workdir.cleanup()
+        _stop_kernel(kernel)
+
+
+def _stop_kernel(kernel: _Kernel) -> None:
+    """Stop a kernel no runtime uses, and remove its runtime files."""
+    with kernel.api, suppress(OSError):  # OSError: it has ended already
+        kernel.api.settimeout(5)
+        kernel.api.sendall(b'{"exit":0}\n')
+        kernel.api.shutdown(socket.SHUT_WR)
+        while kernel.api.recv(65536):  # its greeting, read until it closes the socket as it exits; a
+            pass  # socket closed before it greeted would fail that write and print the error
+    try:
+        kernel.process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        kernel.process.kill()
+        kernel.process.wait()
+    kernel.stderr_copy.join(timeout=5)
+    if kernel.workdir is not None:
+        kernel.workdir.cleanup()
 
 
 def _adopt_early_kernel() -> _Kernel | None:
@@ -259,7 +268,7 @@ def assembly_loads(modules: Sequence[str]) -> list[dict[str, str]]:
         jsii_dir = package / "_jsii"
         try:
             tree = ast.parse((jsii_dir / "__init__.py").read_text(encoding="utf-8"))
-        except (OSError, SyntaxError):
+        except (OSError, SyntaxError, ValueError, RecursionError):  # ValueError: not UTF-8, or a NUL byte
             return
         for statement in tree.body:
             if isinstance(statement, ast.Import):
@@ -290,7 +299,10 @@ def _assembly_load(statement: ast.stmt) -> tuple[str, str, str] | None:
 def _module_dir(module: str) -> Path | None:
     """The folder of package ``module``, found without importing it or its parents."""
     top, *rest = module.split(".")
-    spec = importlib.util.find_spec(top)
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):  # ValueError: imported already, without a spec
+        return None
     if spec is None or not spec.submodule_search_locations:
         return None
     return Path(next(iter(spec.submodule_search_locations)), *rest)
@@ -299,7 +311,7 @@ def _module_dir(module: str) -> Path | None:
 def _literal(node: ast.expr) -> object:
     try:
         return ast.literal_eval(node)
-    except ValueError:
+    except (ValueError, TypeError, RecursionError, MemoryError):  # not a literal
         return None
 
 
@@ -381,11 +393,26 @@ def use_direct_channel() -> None:
         self.sink_thread = kernel.stderr_copy
         atexit.register(self.stop)
         self.handshake()
-        for _ in range(kernel.preloads):  # the early loads' answers: jsii's own loads of them find them loaded
-            self._process.stdout.readline()
+        if not _preloads_loaded(self._process.stdout, kernel.preloads):
+            # A load that failed can leave its package half unpacked in this kernel, and jsii's own load
+            # would then report that instead of the cause: a fresh kernel lets it report the cause.
+            self.stop()
+            start(self)
 
     start.direct_channel = True  # type: ignore[attr-defined]
     setattr(providers._NodeProcess, "start", start)  # noqa: B010 - mypy refuses assigning to a method
+
+
+def _preloads_loaded(answers: IO[bytes], count: int) -> bool:
+    """Read the early loads' answers (one line each, after the greeting): whether every one loaded;
+    jsii's own loads of them then find them loaded."""
+    loaded = True
+    for _ in range(count):
+        try:
+            loaded = "ok" in json.loads(answers.readline()) and loaded
+        except ValueError:  # the kernel ended: nothing more to read
+            return False
+    return loaded
 
 
 def start_command_runtime(preload: Sequence[str] = ()) -> None:

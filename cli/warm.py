@@ -24,8 +24,6 @@ def warm_cdk8s(*, fast_path: bool = False) -> None:
     ``fast_path``: the commands' fast path as well (``skip_argument_type_checks``), for a command's
     own process; a test process calling a command's ``main`` keeps jsii's checks.
     """
-    if _warming:
-        return
     import charts
     from cli.jsii_runtime import skip_argument_type_checks, start_kernel_early, use_direct_channel
 
@@ -33,6 +31,8 @@ def warm_cdk8s(*, fast_path: bool = False) -> None:
     use_direct_channel()
     if fast_path:
         skip_argument_type_checks()
+    if _warming:
+        return
     thread = threading.Thread(target=lambda: [importlib.import_module(m) for m in charts.JSII_MODULES], daemon=True)
     thread.start()
     _warming.append(thread)
@@ -40,8 +40,9 @@ def warm_cdk8s(*, fast_path: bool = False) -> None:
 
 def run_command(main: Callable[[], int]) -> None:
     """Run a command's ``main`` and leave through ``exit_now``, also when argparse ends it (``--help``,
-    a usage error) or an input is refused while the runtime is still booting: an interpreter exit
-    then would close the runtime's pipes under the importing thread, which reports it with a traceback."""
+    a usage error). A command that refuses its input may end while its runtime is still booting on
+    the import thread (``warm_cdk8s``): an interpreter exit then would close the runtime's pipes
+    under that thread, which reports it with a traceback."""
     try:
         code = main()
     except SystemExit as stop:

@@ -9,8 +9,8 @@ No stack traces are recorded in the assembly's metadata. From Python they never 
 (jsii's kernel runs the constructs: every trace reads "no user code in 10 frames"), and the frames
 they do hold name the kernel's temp folders, so two synths of the same input wrote different
 ``*.metadata.json``. Without them the whole ``cdk.out/`` is byte-identical from run to run.
-``cdk synth -c aws:cdk:disable-stack-trace=false -c aws:cdk:disable-creation-stack-traces=false``
-brings them back (command-line context overrides these defaults).
+``CDK_DEBUG=true`` (aws-cdk-lib's debug mode) records the constructs' creation traces again; the
+CDK CLI refuses ``-c`` keys under ``aws:``, so these cannot be switched back from its command line.
 """
 
 from __future__ import annotations

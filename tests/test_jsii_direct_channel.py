@@ -11,7 +11,7 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
+import tarfile
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -63,10 +63,10 @@ from pathlib import Path
 from cli import jsii_runtime
 from cli.jsii_runtime import assembly_loads, skip_argument_type_checks, start_kernel_early, use_direct_channel
 import charts
-preload = ("unloadable_package", *charts.JSII_MODULES)  # the first one's load fails in the kernel
+preload, preloads = charts.JSII_MODULES, 0
 if sys.argv[1] == "early":
     start_kernel_early(preload)
-    (early,) = [kernel.process.pid for kernel in jsii_runtime._early_kernels]
+    ((early, preloads),) = [(kernel.process.pid, kernel.preloads) for kernel in jsii_runtime._early_kernels]
 if sys.argv[1] in ("direct", "early"):
     use_direct_channel()
 skip_argument_type_checks()  # both sides as the commands render (tests/test_jsii_fast_path.py compares paths)
@@ -84,28 +84,17 @@ def children(pid):
 relays = children(node.name)
 argv = (node / "cmdline").read_text().split("\\0")[:-1]
 print(json.dumps({"argv": argv, "children": len(relays), "adopted": sys.argv[1] != "early" or int(node.name) == early,
-                  "loads": loads, "preloaded": [load["name"] for load in assembly_loads(preload)]}))
+                  "loads": loads, "preloaded": [load["name"] for load in assembly_loads(preload)],
+                  "sent": preloads}))
 for name, text in sorted(files.items()):
     print(name)
     print(text)
 """
 
 
-_UNLOADABLE = """
-import jsii
-__jsii_assembly__ = jsii.JSIIAssembly.load(
-    "unloadable-package", "1.0.0", __name__[0:-6], "unloadable-package@1.0.0.jsii.tgz"
-)
-"""
-
-
 @functools.cache  # each channel renders once per test process
 def _render(channel: str) -> tuple[dict[str, Any], str]:
-    packages = Path(tempfile.mkdtemp(prefix="unloadable-"))  # a jsii package whose tarball is missing
-    (packages / "unloadable_package" / "_jsii").mkdir(parents=True)
-    (packages / "unloadable_package" / "__init__.py").write_text("")
-    (packages / "unloadable_package" / "_jsii" / "__init__.py").write_text(_UNLOADABLE)
-    env = os.environ | {"PYTHONPATH": f"{REPO_ROOT}:{packages}"}
+    env = os.environ | {"PYTHONPATH": str(REPO_ROOT)}
     result = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(_RENDER), channel],
         cwd=REPO_ROOT,
@@ -115,7 +104,6 @@ def _render(channel: str) -> tuple[dict[str, Any], str]:
         timeout=120,
         check=True,
     )
-    shutil.rmtree(packages)
     first, _, files = result.stdout.partition("\n")
     return json.loads(first), files
 
@@ -137,11 +125,60 @@ def test_a_kernel_started_before_jsii_is_imported_is_the_one_the_runtime_uses() 
     early, early_files = _render("early")
     assert early_files == launcher_files
     assert early["adopted"] and early["children"] == 0  # the only Node.js process, with no relay
-    # Every assembly the render loads was loaded ahead, in its order; the one that failed changed nothing.
-    assert early["preloaded"] == ["unloadable-package", *early["loads"]]
-    assert early["loads"] == ["constructs", "cdk8s", "cdk8s-plus-37"]
+    # Every assembly the render loads was sent to the kernel at spawn, in the order the render loads them.
+    assert early["preloaded"] == early["loads"] == ["constructs", "cdk8s", "cdk8s-plus-37"]
+    assert early["sent"] == 3
     *_, channel, kernel, _ = early["argv"]
     assert channel == str(DIRECT_CHANNEL) and Path(kernel).parent.parent.name.startswith("jsii-runtime-")
+
+
+_UNLOADABLE = """
+import json, sys
+from cli import jsii_runtime
+if sys.argv[1] == "early":
+    jsii_runtime.start_kernel_early(("unloadable_package", "cdk8s"))
+jsii_runtime.use_direct_channel()
+try:
+    import unloadable_package._jsii
+except Exception as error:
+    failure = str(error).splitlines()[0]
+import cdk8s  # the runtime goes on working
+print(json.dumps({"error": failure, "app": type(cdk8s.App()).__name__}))
+"""
+
+
+def _unloadable_import(channel: str, packages: Path) -> dict[str, str]:
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(_UNLOADABLE), channel],
+        cwd=REPO_ROOT,
+        env=os.environ | {"PYTHONPATH": f"{REPO_ROOT}:{packages}"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    answer: dict[str, str] = json.loads(result.stdout)
+    return answer
+
+
+def test_a_package_that_fails_to_load_early_fails_as_it_does_without_the_early_kernel(tmp_path: Path) -> None:
+    """Its tarball unpacks but holds no assembly: the kernel unpacks it before failing, so jsii's own
+    load in that kernel would report something else; the runtime starts a fresh kernel instead."""
+    package = tmp_path / "unloadable_package"
+    (package / "_jsii").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "_jsii" / "__init__.py").write_text(
+        "import jsii\n__jsii_assembly__ = jsii.JSIIAssembly.load("
+        '"unloadable-package", "1.0.0", __name__[0:-6], "unloadable-package@1.0.0.jsii.tgz")\n'
+    )
+    manifest = tmp_path / "package.json"
+    manifest.write_text('{"name": "unloadable-package", "version": "1.0.0"}')
+    with tarfile.open(package / "_jsii" / "unloadable-package@1.0.0.jsii.tgz", "w:gz") as archive:
+        archive.add(manifest, arcname="package/package.json")
+    without, early = _unloadable_import("direct", tmp_path), _unloadable_import("early", tmp_path)
+    assert "Expected to find .jsii file" in without["error"]
+    assert early["error"].split(" in ")[0] == without["error"].split(" in ")[0]
+    assert early["app"] == without["app"] == "App"
 
 
 _UNADOPTED = """
