@@ -232,10 +232,9 @@ def _kernel_environment() -> dict[str, str]:
 
 def _embedded_runtime_files() -> dict[Path, str] | None:
     """jsii's runtime files (``jsii._embedded.jsii.EMBEDDED_FILES``), read without importing jsii."""
-    spec = importlib.util.find_spec("jsii")
-    if spec is None or not spec.submodule_search_locations:
+    embedded = _module_dir("jsii._embedded.jsii")
+    if embedded is None:
         return None
-    embedded = Path(next(iter(spec.submodule_search_locations))) / "_embedded" / "jsii"
     try:
         module = ast.parse((embedded / "__init__.py").read_text(encoding="utf-8"))
     except (OSError, SyntaxError):
@@ -404,24 +403,25 @@ def use_direct_channel() -> None:
 
 
 def _preloads_loaded(answers: IO[bytes], count: int) -> bool:
-    """Read the early loads' answers (one line each, after the greeting): whether every one loaded;
-    jsii's own loads of them then find them loaded."""
-    loaded = True
+    """Read the early loads' answers (one line each, after the greeting) until one did not load;
+    jsii's own loads of those that did then find them loaded."""
     for _ in range(count):
         try:
-            loaded = "ok" in json.loads(answers.readline()) and loaded
+            if "ok" not in json.loads(answers.readline()):
+                return False
         except ValueError:  # the kernel ended: nothing more to read
             return False
-    return loaded
+    return True
 
 
-def start_command_runtime(preload: Sequence[str] = ()) -> None:
+def start_command_runtime(preload: Sequence[str] = (), *, fast_path: bool = True) -> None:
     """The commands' jsii runtime, for a process that has not imported jsii yet: its kernel starts now
     (``start_kernel_early``), on the direct channel (``use_direct_channel``), with the fast path
-    (``skip_argument_type_checks``)."""
+    (``skip_argument_type_checks``) unless ``fast_path`` is false (a test process keeps jsii's checks)."""
     start_kernel_early(preload)
     use_direct_channel()
-    skip_argument_type_checks()
+    if fast_path:
+        skip_argument_type_checks()
 
 
 def _copy_lines(source: IO[bytes], stream: str) -> None:

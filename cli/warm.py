@@ -19,18 +19,15 @@ def warm_cdk8s(*, fast_path: bool = False) -> None:
 
     The kernel starts first, before jsii is imported, and loads their assemblies (constructs,
     cdk8s, cdk8s-plus-37) while this process imports jsii, pydantic and the configuration; the
-    runtime adopts it on the direct channel (``cli.jsii_runtime.start_kernel_early``,
-    ``use_direct_channel``). The import's own Python work overlaps with the main thread's too.
-    ``fast_path``: the commands' fast path as well (``skip_argument_type_checks``), for a command's
-    own process; a test process calling a command's ``main`` keeps jsii's checks.
+    runtime adopts it on the direct channel (``cli.jsii_runtime.start_command_runtime``). The
+    import's own Python work overlaps with the main thread's too. ``fast_path``: the commands' fast
+    path as well, for a command's own process; a test process calling a command's ``main`` keeps
+    jsii's checks.
     """
     import charts
-    from cli.jsii_runtime import skip_argument_type_checks, start_kernel_early, use_direct_channel
+    from cli.jsii_runtime import start_command_runtime
 
-    start_kernel_early(charts.JSII_MODULES)
-    use_direct_channel()
-    if fast_path:
-        skip_argument_type_checks()
+    start_command_runtime(charts.JSII_MODULES, fast_path=fast_path)
     if _warming:
         return
     thread = threading.Thread(target=lambda: [importlib.import_module(m) for m in charts.JSII_MODULES], daemon=True)

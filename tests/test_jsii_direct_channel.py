@@ -92,18 +92,23 @@ for name, text in sorted(files.items()):
 """
 
 
-@functools.cache  # each channel renders once per test process
-def _render(channel: str) -> tuple[dict[str, Any], str]:
-    env = os.environ | {"PYTHONPATH": str(REPO_ROOT)}
-    result = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(_RENDER), channel],
+def _python(script: str, argument: str, *, packages: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``script`` run by a fresh interpreter in the repository (and ``packages``, when given)."""
+    path = f"{REPO_ROOT}:{packages}" if packages else str(REPO_ROOT)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script), argument],
         cwd=REPO_ROOT,
-        env=env,
+        env=os.environ | {"PYTHONPATH": path},
         capture_output=True,
         text=True,
         timeout=120,
         check=True,
     )
+
+
+@functools.cache  # each channel renders once per test process
+def _render(channel: str) -> tuple[dict[str, Any], str]:
+    result = _python(_RENDER, channel)
     first, _, files = result.stdout.partition("\n")
     return json.loads(first), files
 
@@ -148,16 +153,7 @@ print(json.dumps({"error": failure, "app": type(cdk8s.App()).__name__}))
 
 
 def _unloadable_import(channel: str, packages: Path) -> dict[str, str]:
-    result = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(_UNLOADABLE), channel],
-        cwd=REPO_ROOT,
-        env=os.environ | {"PYTHONPATH": f"{REPO_ROOT}:{packages}"},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    answer: dict[str, str] = json.loads(result.stdout)
+    answer: dict[str, str] = json.loads(_python(_UNLOADABLE, channel, packages=packages).stdout)
     return answer
 
 
@@ -203,15 +199,7 @@ if sys.argv[1] == "exit_now":
 
 @pytest.mark.parametrize("leaving", ["exit_now", "interpreter exit"])
 def test_a_kernel_started_early_that_nothing_adopts_is_stopped_with_its_files(leaving: str) -> None:
-    result = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(_UNADOPTED), leaving],
-        cwd=REPO_ROOT,
-        env=os.environ | {"PYTHONPATH": str(REPO_ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
+    result = _python(_UNADOPTED, leaving)
     kernel = json.loads(result.stdout)
     assert not kernel["taken_after_change"]
     assert kernel["child"] == 0 and kernel["alive"]  # still there after the child left
