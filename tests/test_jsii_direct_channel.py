@@ -79,7 +79,14 @@ from config import load_environment
 env = load_environment(name="dev")
 files = output_files(env, render_checked(env))
 def children(pid):
-    return [p for p in Path("/proc").iterdir() if p.name.isdigit() and (p / "stat").read_text().split()[3] == str(pid)]
+    found = []
+    for p in Path("/proc").iterdir():
+        try:  # a process may end while this reads: other tests' processes come and go
+            if p.name.isdigit() and (p / "stat").read_text().rsplit(")", 1)[1].split()[1] == str(pid):
+                found.append(p)
+        except (OSError, IndexError):
+            continue
+    return found
 (node,) = [p for p in children(os.getpid()) if b"node" in (p / "cmdline").read_bytes()]
 relays = children(node.name)
 argv = (node / "cmdline").read_text().split("\\0")[:-1]
@@ -95,15 +102,17 @@ for name, text in sorted(files.items()):
 def _python(script: str, argument: str, *, packages: Path | None = None) -> subprocess.CompletedProcess[str]:
     """``script`` run by a fresh interpreter in the repository (and ``packages``, when given)."""
     path = f"{REPO_ROOT}:{packages}" if packages else str(REPO_ROOT)
-    return subprocess.run(
+    result = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(script), argument],
         cwd=REPO_ROOT,
         env=os.environ | {"PYTHONPATH": path},
         capture_output=True,
         text=True,
         timeout=120,
-        check=True,
+        check=False,
     )
+    assert result.returncode == 0, result.stderr
+    return result
 
 
 @functools.cache  # each channel renders once per test process
