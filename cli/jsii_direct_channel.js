@@ -4,7 +4,8 @@
 // extra process hop in every call. Python (cli/jsii_runtime.py) hands this process the API socket
 // instead, as file descriptor argv[3]; the kernel's fd 3 reads and writes go to it. Standard output
 // and error stay plain pipes, so console output, the kernel's own errors and child processes that
-// inherit stdio never reach the API stream.
+// inherit stdio never reach the API stream. argv[4], when given, is the directory of the V8 code
+// cache the kernel's modules compile with (jsii_code_cache.js).
 const fs = require('fs');
 
 const KERNEL_FD = 3;
@@ -20,5 +21,9 @@ fs.readSync = function readApi(fd, ...rest) {
 fs.writeSync = function writeApi(fd, ...rest) {
   return writeSync.call(this, fd === KERNEL_FD ? api : fd, ...rest);
 };
+
+if (process.argv[4]) {
+  require('./jsii_code_cache.js').install(process.argv[4]);
+}
 
 require(process.argv[2]);

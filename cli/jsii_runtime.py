@@ -28,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -314,9 +314,26 @@ def _literal(node: ast.expr) -> object:
         return None
 
 
+CODE_CACHE_ENV = "GPU_PLATFORM_JSII_CODE_CACHE"
+
+
+def code_cache_dir(environ: Mapping[str, str]) -> Path | None:
+    """Where the kernel keeps its V8 code cache (``jsii_code_cache.js``): ``$GPU_PLATFORM_JSII_CODE_CACHE``
+    when set (``off``: no cache), else ``gpu-platform/jsii-code-cache`` in the user's cache directory
+    (``$XDG_CACHE_HOME``, default ``~/.cache``), beside jsii's own package cache (``aws/jsii``)."""
+    setting = environ.get(CODE_CACHE_ENV, "")
+    if setting == "off":
+        return None
+    if setting:
+        return Path(setting)
+    base = environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "gpu-platform" / "jsii-code-cache"
+
+
 def _spawn_kernel(program: Path) -> _Kernel:
     """Run jsii's kernel ``program`` (``<runtime>/lib/program.js``) in Node.js on the direct channel."""
     environ = _kernel_environment()
+    cache = code_cache_dir(environ)
     api, kernel_end = socket.socketpair()
     with kernel_end, _closed_on_error(api):
         process = subprocess.Popen(
@@ -327,6 +344,7 @@ def _spawn_kernel(program: Path) -> _Kernel:
                 str(DIRECT_CHANNEL),
                 str(program),
                 str(kernel_end.fileno()),
+                *([str(cache)] if cache is not None else []),
             ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from cli.jsii_runtime import DIRECT_CHANNEL
+from cli.jsii_runtime import DIRECT_CHANNEL, code_cache_dir
 from config.load import REPO_ROOT
 
 _FAKE_KERNEL = """
@@ -128,8 +128,9 @@ def test_direct_channel_renders_what_jsii_launcher_renders_without_its_relay_pro
     direct, direct_files = _render("direct")
     assert direct_files == launcher_files
     assert launcher["argv"][-1].endswith("/bin/jsii-runtime.js") and launcher["children"] == 1  # the relay
-    *_, preserve, channel, kernel, api_fd = direct["argv"]
+    *_, preserve, channel, kernel, api_fd, cache = direct["argv"]
     assert (preserve, channel, api_fd.isdigit()) == ("--preserve-symlinks", str(DIRECT_CHANNEL), True)
+    assert cache == str(code_cache_dir(os.environ))  # the modules compile from the V8 code cache
     assert kernel.endswith("/lib/program.js") and direct["children"] == 0
 
 
@@ -142,7 +143,7 @@ def test_a_kernel_started_before_jsii_is_imported_is_the_one_the_runtime_uses() 
     # Every assembly the render loads was sent to the kernel at spawn, in the order the render loads them.
     assert early["preloaded"] == early["loads"] == ["constructs", "cdk8s", "cdk8s-plus-37"]
     assert early["sent"] == 3
-    *_, channel, kernel, _ = early["argv"]
+    *_, channel, kernel, _, _ = early["argv"]
     assert channel == str(DIRECT_CHANNEL) and Path(kernel).parent.parent.name.startswith("jsii-runtime-")
 
 

@@ -1,0 +1,162 @@
+'use strict';
+// A V8 code cache for the CommonJS modules jsii's kernel loads: jsii's own kernel bundle,
+// aws-cdk-lib, cdk8s and their dependencies (about 900 files for a synthesis).
+//
+// Node.js 20 compiles every module from source in every process, and V8 compiles each function
+// lazily on its first call, so a short command spends a good part of its kernel time compiling the
+// same code again. Here each module is compiled with the bytecode a previous process left for it,
+// and at exit every module that had none gets V8's cache data *after* running
+// (`script.createCachedData()`), which holds the functions compiled by then, not only the top level
+// (https://nodejs.org/api/vm.html#scriptcreatecacheddata).
+//
+// An entry is keyed by the SHA-1 of the module's source: V8's own check of cache data compares the
+// source's length, not its text, so the key is what ties an entry to the code it was made from.
+// Each entry starts with the CRC-32 of its data: release builds of V8 do not checksum cache data,
+// and a damaged entry is dropped here instead of reaching V8. V8 still rejects data from another
+// V8 version or other flags (the module then compiles from source and its entry is rewritten), and
+// entries live in a directory per Node.js version and architecture. Entries are written to a
+// temporary name and renamed, so a process never reads another's half-written entry; when the
+// directory grows past MAX_BYTES, the entries this process did not use are removed.
+// Any failure to read or write the cache leaves the module compiled from source, as without it.
+const crypto = require('crypto');
+const fs = require('fs');
+const Module = require('module');
+const path = require('path');
+const vm = require('vm');
+const zlib = require('zlib');
+
+const MAX_BYTES = 256 * 1024 * 1024;
+const CHECKSUM_BYTES = 4;
+const REFRESH_SHARE = 1 / 8;
+
+// `stats` counts this process's hits, misses, rejected entries and (at exit) entries written and
+// entries refreshed (grownEntries).
+function install(root, { maxBytes = MAX_BYTES, refreshShare = REFRESH_SHARE } = {}) {
+  const dir = path.join(root, `${process.version}-${process.arch}`);
+  const stats = { hits: 0, misses: 0, rejected: 0, written: 0, refreshed: 0 };
+  const used = new Set();
+  const pending = [];
+  const refreshing = [];
+
+  Module.prototype._compile = function compileWithCodeCache(content, filename) {
+    const source = sourceText(content);
+    const key = crypto.createHash('sha1').update(source).digest('hex');
+    const entry = path.join(dir, key);
+    used.add(key);
+    const cachedData = readEntry(entry);
+    const script = new vm.Script(Module.wrap(source), {
+      filename,
+      cachedData,
+      importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+    });
+    if (cachedData === undefined) {
+      stats.misses++;
+      pending.push([entry, script]);
+    } else if (script.cachedDataRejected) {
+      stats.rejected++;
+      pending.push([entry, script]);
+    } else {
+      stats.hits++;
+      if (Math.random() < refreshShare) refreshing.push([entry, script, cachedData.length]);
+    }
+    const module = this;
+    return script
+      .runInThisContext({ displayErrors: true })
+      .call(module.exports, module.exports, requireFrom(module), module, filename, path.dirname(filename));
+  };
+
+  process.on('exit', () => {
+    stats.written = writeEntries(dir, pending.map(([entry, script]) => [entry, () => script.createCachedData()]));
+    stats.refreshed = writeEntries(dir, grownEntries(refreshing));
+    if (stats.written + stats.refreshed > 0) prune(dir, used, maxBytes);
+  });
+  return stats;
+}
+
+// What Node.js itself compiles: a byte order mark dropped, and a hashbang line (valid only at the
+// very start of a script, which the module wrapper is not) kept as a comment of the same length.
+function sourceText(content) {
+  const text = content.charCodeAt(0) === 0xfeff ? content.slice(1) : content;
+  return text.startsWith('#!') ? `//${text.slice(2)}` : text;
+}
+
+// The `require` Node.js gives a module (lib/internal/modules/helpers.js, makeRequireFunction).
+function requireFrom(module) {
+  function require(id) {
+    return module.require(id);
+  }
+  require.resolve = (request, options) => Module._resolveFilename(request, module, false, options);
+  require.resolve.paths = (request) => Module._resolveLookupPaths(request, module);
+  require.main = process.mainModule;
+  require.extensions = Module._extensions;
+  require.cache = Module._cache;
+  return require;
+}
+
+function readEntry(entry) {
+  let bytes;
+  try {
+    bytes = fs.readFileSync(entry);
+  } catch {
+    return undefined;
+  }
+  const data = bytes.subarray(CHECKSUM_BYTES);
+  if (bytes.length <= CHECKSUM_BYTES || bytes.readUInt32LE(0) !== zlib.crc32(data)) return undefined;
+  return data;
+}
+
+// An entry holds the functions compiled when it was written: one written by a process that ran
+// little of a module makes every later process compile the rest again. A hit's data, made again at
+// exit, replaces its entry when it has grown by a tenth; each process does this for a random share
+// of its hits (about 20 ms for all of a synthesis's), so entries catch up within a few runs.
+function grownEntries(refreshing) {
+  const grown = [];
+  for (const [entry, script, size] of refreshing) {
+    try {
+      const data = script.createCachedData();
+      if (data.length > size * 1.1) grown.push([entry, () => data]);
+    } catch {
+      // left as it is
+    }
+  }
+  return grown;
+}
+
+function writeEntries(dir, entries) {
+  let written = 0;
+  if (entries.length === 0) return 0;
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+  } catch {
+    return 0;
+  }
+  for (const [entry, produce] of entries) {
+    const temporary = `${entry}.${process.pid}.tmp`;
+    try {
+      const data = produce();
+      const checksum = Buffer.alloc(CHECKSUM_BYTES);
+      checksum.writeUInt32LE(zlib.crc32(data));
+      fs.writeFileSync(temporary, Buffer.concat([checksum, data]));
+      fs.renameSync(temporary, entry);
+      written++;
+    } catch {
+      fs.rmSync(temporary, { force: true });
+    }
+  }
+  return written;
+}
+
+function prune(dir, used, maxBytes) {
+  try {
+    const names = fs.readdirSync(dir);
+    const sizes = names.map((name) => fs.statSync(path.join(dir, name), { throwIfNoEntry: false })?.size ?? 0);
+    if (sizes.reduce((a, b) => a + b, 0) <= maxBytes) return;
+    for (const name of names) {
+      if (!used.has(name)) fs.rmSync(path.join(dir, name), { force: true });
+    }
+  } catch {
+    // another process pruned it first, or the directory is not ours to change: nothing to do
+  }
+}
+
+module.exports = { install, MAX_BYTES };

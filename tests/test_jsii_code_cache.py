@@ -1,0 +1,241 @@
+"""The jsii kernel's V8 code cache (``cli/jsii_code_cache.js``): modules compile with the bytecode an
+earlier process left, and run exactly as compiled from source, whatever is in the cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cli.jsii_runtime import CODE_CACHE_ENV, code_cache_dir
+from config.load import REPO_ROOT
+
+CODE_CACHE = REPO_ROOT / "cli" / "jsii_code_cache.js"
+
+# Loads the modules named on the command line with the cache installed, and prints what they export
+# and the cache's counts (its own exit handler, registered first, has written the entries by then).
+_LOADER = """
+const { install } = require(process.env.CODE_CACHE);
+const stats = install(process.env.CACHE_ROOT, JSON.parse(process.env.CACHE_OPTIONS || '{}'));
+const exported = process.argv.slice(2).map((file) => require(file));
+process.on('exit', () => console.log(JSON.stringify({ exported, stats })));
+"""
+
+
+def _node() -> str:
+    node = shutil.which("node")
+    assert node is not None, "Node.js is needed for the jsii kernel"
+    return node
+
+
+def _load(tmp_path: Path, cache: Path, *modules: Path, **options: int) -> dict[str, Any]:
+    loader = tmp_path / "loader.js"
+    loader.write_text(_LOADER)
+    done = subprocess.run(
+        [_node(), str(loader), *map(str, modules)],
+        env={
+            "PATH": os.environ["PATH"],
+            "CODE_CACHE": str(CODE_CACHE),
+            "CACHE_ROOT": str(cache),
+            "CACHE_OPTIONS": json.dumps(options),
+        },
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def _entries(cache: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(cache.glob("*/*"))}
+
+
+def _module(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def test_a_second_process_compiles_from_the_first_ones_entries_and_gets_the_same_results(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    helper = _module(tmp_path / "helper.js", "module.exports = (n) => n * 7;\n")
+    main = _module(
+        tmp_path / "main.js",
+        "const times = require('./helper.js');\n"
+        "module.exports = { value: times(6), same: this === module.exports, dir: __dirname, file: __filename,\n"
+        "  resolved: require.resolve('./helper.js'),\n"
+        "  cached: require.cache[require.resolve('./helper.js')] !== undefined };\n",
+    )
+    first = _load(tmp_path, cache, main)
+    assert first["stats"] == {"hits": 0, "misses": 2, "rejected": 0, "written": 2, "refreshed": 0}
+    written = _entries(cache)
+    assert len(written) == 2
+    second = _load(tmp_path, cache, main)
+    assert second["stats"] == {"hits": 2, "misses": 0, "rejected": 0, "written": 0, "refreshed": 0}
+    assert _entries(cache) == written
+    assert (
+        first["exported"]
+        == second["exported"]
+        == [
+            {
+                "value": 42,
+                "same": True,
+                "dir": str(tmp_path),
+                "file": str(main),
+                "resolved": str(helper),
+                "cached": True,
+            }
+        ]
+    )
+    (directory,) = cache.iterdir()  # one per Node.js version and architecture: V8 refuses the others' data
+    runtime = [_node(), "--print", "process.version + '-' + process.arch"]
+    assert directory.name == subprocess.run(runtime, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_a_module_changed_to_text_of_the_same_length_runs_the_new_text(tmp_path: Path) -> None:
+    """V8 checks cache data against the source's length only: the key is the text's hash."""
+    cache = tmp_path / "cache"
+    module = _module(tmp_path / "m.js", "module.exports = 'old';\n")
+    assert _load(tmp_path, cache, module)["exported"] == ["old"]
+    _module(module, "module.exports = 'new';\n")
+    again = _load(tmp_path, cache, module)
+    assert again["exported"] == ["new"]
+    assert again["stats"]["misses"] == 1
+    assert len(_entries(cache)) == 2
+
+
+def test_a_damaged_entry_is_compiled_from_source_and_written_again(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    module = _module(tmp_path / "m.js", "module.exports = [1, 2, 3].map((n) => n * n);\n")
+    _load(tmp_path, cache, module)
+    ((name, good),) = _entries(cache).items()
+    (entry,) = cache.glob(f"*/{name}")
+    damaged = bytearray(good)
+    damaged[len(damaged) // 2] ^= 0xFF
+    entry.write_bytes(bytes(damaged))
+    again = _load(tmp_path, cache, module)
+    assert again["exported"] == [[1, 4, 9]]
+    assert again["stats"] == {"hits": 0, "misses": 1, "rejected": 0, "written": 1, "refreshed": 0}
+    assert zlib.crc32(entry.read_bytes()[4:]) == int.from_bytes(entry.read_bytes()[:4], "little")
+
+
+def test_data_v8_refuses_is_compiled_from_source_and_written_again(tmp_path: Path) -> None:
+    """What V8 rejects (another V8 version or flags; here, data that is not cache data at all)."""
+    cache = tmp_path / "cache"
+    module = _module(tmp_path / "m.js", "module.exports = 'fine';\n")
+    _load(tmp_path, cache, module)
+    (entry,) = cache.glob("*/*")
+    foreign = b"not V8 cache data" * 8
+    entry.write_bytes(zlib.crc32(foreign).to_bytes(4, "little") + foreign)
+    again = _load(tmp_path, cache, module)
+    assert again["exported"] == ["fine"]
+    assert again["stats"] == {"hits": 0, "misses": 0, "rejected": 1, "written": 1, "refreshed": 0}
+    assert _load(tmp_path, cache, module)["stats"]["hits"] == 1
+
+
+def test_an_entry_written_by_a_process_that_ran_little_grows_with_one_that_ran_more(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    body = "".join(f"function f{i}(n) {{ return [n, n + {i}].map((x) => x * 2).join(); }}\n" for i in range(40))
+    calls = ", ".join(f"f{i}(1)" for i in range(40))
+    _module(tmp_path / "m.js", f"{body}module.exports = (all) => all ? [{calls}].length : 0;\n")
+    little = _module(tmp_path / "little.js", "module.exports = require('./m.js')(false);\n")
+    more = _module(tmp_path / "more.js", "module.exports = require('./m.js')(true);\n")
+    _load(tmp_path, cache, little)
+    thin = _entries(cache)
+    assert _load(tmp_path, cache, more, refreshShare=0)["stats"]["refreshed"] == 0
+    assert {n: d for n, d in _entries(cache).items() if n in thin} == thin  # refreshed: its share of hits (none)
+    grown = _load(tmp_path, cache, more, refreshShare=1)
+    assert (grown["exported"], grown["stats"]["refreshed"]) == ([40], 1)  # m.js grew; more.js ran all of itself
+    ((name, data),) = ((n, d) for n, d in _entries(cache).items() if n in thin and d != thin[n])
+    assert len(data) > len(thin[name])
+    assert _load(tmp_path, cache, more, refreshShare=1)["stats"] == {
+        "hits": 2,
+        "misses": 0,
+        "rejected": 0,
+        "written": 0,
+        "refreshed": 0,
+    }
+
+
+def test_hashbang_and_byte_order_mark_compile_as_nodejs_compiles_them(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    hashbang = _module(tmp_path / "tool.js", "#!/usr/bin/env node\nmodule.exports = new Error().stack.split('\\n')[1];")
+    marked = _module(tmp_path / "marked.js", "\ufeffmodule.exports = 'marked';\n")
+    exported = _load(tmp_path, cache, hashbang, marked)["exported"]
+    assert exported[1] == "marked"
+    assert f"{hashbang}:2:" in exported[0]  # the stack's line numbers are the file's
+    assert _load(tmp_path, cache, hashbang, marked)["exported"] == exported
+
+
+def test_a_cache_that_cannot_be_written_changes_nothing_but_speed(tmp_path: Path) -> None:
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("")
+    module = _module(tmp_path / "m.js", "module.exports = 'ran';\n")
+    result = _load(tmp_path, blocked, module)
+    assert result["exported"] == ["ran"]
+    assert result["stats"] == {"hits": 0, "misses": 1, "rejected": 0, "written": 0, "refreshed": 0}
+
+
+def test_a_cache_past_its_size_keeps_only_what_the_process_used(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    old = _module(tmp_path / "old.js", "module.exports = 'old';\n")
+    _load(tmp_path, cache, old)
+    kept = _module(tmp_path / "kept.js", "module.exports = 'kept';\n")
+    _load(tmp_path, cache, kept)
+    assert len(_entries(cache)) == 2
+    newest = _module(tmp_path / "new.js", "module.exports = 'new';\n")
+    _load(tmp_path, cache, kept, newest, maxBytes=1)
+    after = _entries(cache)
+    assert len(after) == 2
+    assert _load(tmp_path, cache, kept, newest)["stats"]["hits"] == 2
+    assert _load(tmp_path, cache, old)["stats"]["misses"] == 1
+
+
+def test_where_the_cache_lives(tmp_path: Path) -> None:
+    home = Path.home()
+    assert code_cache_dir({}) == home / ".cache" / "gpu-platform" / "jsii-code-cache"
+    assert code_cache_dir({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "gpu-platform" / "jsii-code-cache"
+    assert code_cache_dir({CODE_CACHE_ENV: str(tmp_path / "c"), "XDG_CACHE_HOME": "/x"}) == tmp_path / "c"
+    assert code_cache_dir({CODE_CACHE_ENV: "off"}) is None
+
+
+@pytest.mark.synth
+def test_make_render_fills_the_cache_once_and_renders_the_committed_files_from_it(tmp_path: Path) -> None:
+    """The committed ``dist/dev`` is a render's output (``make freshness``, ``tests/test_cli.py``)."""
+
+    def render(dist: Path) -> None:
+        done = subprocess.run(
+            [sys.executable, "-m", "cli.render", "--env", "dev", "--dist", str(dist)],
+            cwd=REPO_ROOT,
+            env=os.environ | {CODE_CACHE_ENV: str(cache)},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+
+    cache = tmp_path / "cache"
+    render(tmp_path / "filling")
+    filled = {p: p.stat().st_mtime_ns for p in cache.glob("*/*")}
+    assert len(filled) > 50  # jsii's kernel, constructs, cdk8s, cdk8s-plus-37 and their dependencies
+    render(tmp_path / "cached")
+    assert {p: p.stat().st_mtime_ns for p in cache.glob("*/*")} == filled  # every module compiled from it
+    for run in ("filling", "cached"):
+        assert _files(tmp_path / run / "dev") == _files(REPO_ROOT / "dist" / "dev"), run
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    files = {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    assert files, f"nothing rendered under {root}"
+    return files
