@@ -14,6 +14,13 @@ from typing import TYPE_CHECKING
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
+if __name__ == "__main__":  # the kernel loads its assemblies while the configuration imports
+    import charts
+    import stacks
+    from cli.jsii_runtime import start_kernel_early
+
+    start_kernel_early((*stacks.JSII_MODULES, *charts.JSII_MODULES))  # in the order main imports them
+
 from config import ConfigError, EnvironmentConfig, load_environment
 
 if TYPE_CHECKING:
@@ -84,9 +91,7 @@ def build(
 
 
 if __name__ == "__main__":
-    import charts
-    import stacks
     from cli.jsii_runtime import start_command_runtime
 
-    start_command_runtime((*stacks.JSII_MODULES, *charts.JSII_MODULES))  # in the order main imports them
+    start_command_runtime()  # the direct channel to the kernel started above, and the fast path
     sys.exit(main())

@@ -123,18 +123,36 @@ DIRECT_CHANNEL = Path(__file__).with_name("jsii_direct_channel.js")
 
 @dataclass
 class _Kernel:
-    """A kernel process on the direct channel, with the threads copying what it prints."""
+    """A kernel process on the direct channel, and the threads copying what it prints once started
+    (``copy_output``: an early kernel's start when it is adopted or stopped, so that a process can
+    fork beside it with no thread running)."""
 
     process: subprocess.Popen[bytes]
     api: socket.socket
-    stderr_copy: threading.Thread
     environ: dict[str, str]
     """The environment it started with (``JSII_AGENT`` added)."""
     workdir: tempfile.TemporaryDirectory[str] | None = None
     """The runtime files an early kernel runs from (jsii removes its own copy when it stops)."""
-    preloads: int = 0
-    """Load requests sent at spawn whose responses follow the kernel's greeting (``start_kernel_early``)."""
+    preloaded: list[str] = field(default_factory=list)
+    """The assemblies whose load requests were sent before the runtime started, in order; their
+    responses follow the kernel's greeting (``start_kernel_early``)."""
     owner_pid: int = field(default_factory=os.getpid)
+    stderr_copy: threading.Thread | None = None
+    output: tuple[IO[bytes], IO[bytes]] = field(init=False)
+    """Its ``stdout`` and ``stderr`` pipes (the runtime replaces ``process.stdout`` with the API socket)."""
+
+    def __post_init__(self) -> None:
+        assert self.process.stdout is not None and self.process.stderr is not None
+        self.output = (self.process.stdout, self.process.stderr)
+
+    def copy_output(self) -> threading.Thread:
+        """Start copying the kernel's ``stdout`` and ``stderr`` to this process's (once); the ``stderr`` copy."""
+        if self.stderr_copy is None:
+            for source, stream in zip(self.output, ("stdout", "stderr"), strict=True):
+                copy = threading.Thread(name=f"jsii.{stream}", target=_copy_lines, args=(source, stream), daemon=True)
+                copy.start()
+            self.stderr_copy = copy
+        return self.stderr_copy
 
 
 _early_kernels: list[_Kernel] = []
@@ -150,21 +168,48 @@ def start_kernel_early(preload: Sequence[str] = ()) -> None:
     them. Nothing happens once jsii is imported (its runtime may be running already), when
     ``JSII_RUNTIME`` is set, or when jsii's runtime files are not where the pinned jsii keeps them
     (the runtime then starts as ``use_direct_channel`` says). A kernel never adopted is stopped at
-    exit (``stop_early_kernels``); a forked child neither adopts nor stops its parent's.
+    exit (``stop_early_kernels``); a forked child neither adopts nor stops its parent's, and starts
+    its own. No thread runs beside it until it is adopted or stopped (``_Kernel.copy_output``).
 
     ``preload``: the jsii packages the process will import. Their assemblies' ``load`` requests
-    (``assembly_loads``) are queued at spawn, so the kernel loads them (~0.2 s for cdk8s-plus-37 and
-    its dependencies, ~0.45 s for the stacks' seven) as soon as it is up, while this process is still
-    importing; jsii's own loads of them later find them loaded. The runtime reads their answers
-    after the greeting; when one failed, it starts a fresh kernel instead, whose load of that
-    package reports the cause (``use_direct_channel``).
+    (``assembly_loads``) are sent to the kernel, so it loads them (~0.2 s for cdk8s-plus-37 and its
+    dependencies, ~0.45 s for the stacks' seven) as soon as it is up, while this process is still
+    importing; jsii's own loads of them later find them loaded. Called again before the runtime
+    starts, it sends the loads not sent yet to this process's early kernel: a command can start
+    Node.js before it knows that its input is good, and send the loads once it does. The runtime
+    reads their answers after the greeting; when one failed, it starts a fresh kernel instead, whose
+    load of that package reports the cause (``use_direct_channel``).
     """
-    if "jsii" in sys.modules or "JSII_RUNTIME" in os.environ or _early_kernels:
-        return
-    files = _embedded_runtime_files()
-    if files is None:
+    if "jsii" in sys.modules or "JSII_RUNTIME" in os.environ:
         return
     loads = assembly_loads(preload)  # read before anything starts, so nothing is left running if it fails
+    kernel = _own_early_kernel()
+    if kernel is None:
+        kernel = _spawn_early_kernel()
+        if kernel is None:
+            return
+    unsent = [load for load in loads if load["name"] not in kernel.preloaded]
+    try:
+        kernel.api.sendall(b"".join(json.dumps(load).encode() + b"\n" for load in unsent))
+    except OSError:  # it ended already: stopped now, and the runtime starts its own
+        with _early_lock:
+            _early_kernels.remove(kernel)
+        _stop_kernel(kernel)
+        return
+    kernel.preloaded += [load["name"] for load in unsent]
+
+
+def _own_early_kernel() -> _Kernel | None:
+    with _early_lock:
+        return next((k for k in _early_kernels if k.owner_pid == os.getpid()), None)
+
+
+def _spawn_early_kernel() -> _Kernel | None:
+    """A kernel from a copy of jsii's runtime files, laid out as jsii lays them out, or None when
+    they or Node.js are missing (the runtime's own start then says so when it is used)."""
+    files = _embedded_runtime_files()
+    if files is None:
+        return None
     workdir = tempfile.TemporaryDirectory(prefix="jsii-runtime-")
     root = Path(workdir.name)
     try:
@@ -172,19 +217,15 @@ def start_kernel_early(preload: Sequence[str] = ()) -> None:
             target = root / relative
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, target)
-        kernel = _spawn_kernel(root / "lib" / "program.js")
-    except OSError:  # Node.js or a runtime file missing: the runtime's own start says so when it is used
+        kernel = _spawn_kernel(root / "lib" / "program.js", copy_output=False)
+    except OSError:
         workdir.cleanup()
-        return
+        return None
     kernel.workdir = workdir
-    try:
-        kernel.api.sendall(b"".join(json.dumps(load).encode() + b"\n" for load in loads))
-    except OSError:  # it ended already: stopped now, and the runtime starts its own
-        _stop_kernel(kernel)
-        return
-    kernel.preloads = len(loads)
-    _early_kernels.append(kernel)
+    with _early_lock:
+        _early_kernels.append(kernel)
     atexit.register(stop_early_kernels)
+    return kernel
 
 
 def stop_early_kernels() -> None:
@@ -209,7 +250,7 @@ def _stop_kernel(kernel: _Kernel) -> None:
     except subprocess.TimeoutExpired:
         kernel.process.kill()
         kernel.process.wait()
-    kernel.stderr_copy.join(timeout=5)
+    kernel.copy_output().join(timeout=5)
     if kernel.workdir is not None:
         kernel.workdir.cleanup()
 
@@ -330,8 +371,9 @@ def code_cache_dir(environ: Mapping[str, str]) -> Path | None:
     return Path(base) / "gpu-platform" / "jsii-code-cache"
 
 
-def _spawn_kernel(program: Path) -> _Kernel:
-    """Run jsii's kernel ``program`` (``<runtime>/lib/program.js``) in Node.js on the direct channel."""
+def _spawn_kernel(program: Path, *, copy_output: bool = True) -> _Kernel:
+    """Run jsii's kernel ``program`` (``<runtime>/lib/program.js``) in Node.js on the direct channel
+    (``copy_output``: start copying what it prints now)."""
     environ = _kernel_environment()
     cache = code_cache_dir(environ)
     api, kernel_end = socket.socketpair()
@@ -352,10 +394,10 @@ def _spawn_kernel(program: Path) -> _Kernel:
             env=environ,
             pass_fds=(kernel_end.fileno(),),
         )
-    threading.Thread(name="jsii.stdout", target=_copy_lines, args=(process.stdout, "stdout"), daemon=True).start()
-    stderr_copy = threading.Thread(name="jsii.stderr", target=_copy_lines, args=(process.stderr, "stderr"), daemon=True)
-    stderr_copy.start()
-    return _Kernel(process, api, stderr_copy, environ=environ)
+    kernel = _Kernel(process, api, environ=environ)
+    if copy_output:
+        kernel.copy_output()
+    return kernel
 
 
 @contextmanager
@@ -407,10 +449,10 @@ def use_direct_channel() -> None:
         with kernel.api:
             # jsii writes requests to ``stdin`` and reads responses from ``stdout``: both are the socket.
             self._process.stdin, self._process.stdout = kernel.api.makefile("wb"), kernel.api.makefile("rb")
-        self.sink_thread = kernel.stderr_copy
+        self.sink_thread = kernel.copy_output()
         atexit.register(self.stop)
         self.handshake()
-        if not _preloads_loaded(self._process.stdout, kernel.preloads):
+        if not _preloads_loaded(self._process.stdout, len(kernel.preloaded)):
             # A load that failed can leave its package half unpacked in this kernel, and jsii's own load
             # would then report that instead of the cause: a fresh kernel lets it report the cause.
             self.stop()

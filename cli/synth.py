@@ -7,6 +7,10 @@ stacks deploy and its warnings through a pipe, so this process never loads cdk8s
 any stack.
 Both outputs are staged and swapped in only when both succeeded: a bad configuration, a
 failed check or a failed synthesis leaves the last good output untouched, and is one line.
+
+The synthesis's jsii kernel boots first thing, while this process imports the configuration,
+and gets its assemblies' loads once the input is good, before the fork: it has loaded aws-cdk-lib
+by the time this process imports it. The renderer starts its own kernel.
 """
 
 from __future__ import annotations
@@ -26,6 +30,14 @@ from typing import TYPE_CHECKING
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
+from cli import synth_args
+
+if __name__ == "__main__":  # before the configuration's imports (both import only the standard library)
+    from cli.jsii_runtime import start_kernel_early
+
+    synth_args.parse_args(description=__doc__)  # --help and usage errors end here, before Node.js starts
+    start_kernel_early()
+
 import charts
 import stacks
 from cli.output import replace_dir_on_success, swap_in
@@ -39,15 +51,12 @@ if TYPE_CHECKING:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--env", help="environment name (environments/<name>.yaml); default dev")
-    parser.add_argument("--config", help="path of an environment file (overrides --env)")
-    parser.add_argument("--run-id", default="", help="run id of an ephemeral environment (see config/runs.py)")
-    parser.add_argument("--admin-arn", action="append", default=[], help="extra cluster admin for the run")
-    parser.add_argument("--cdk-out", default=str(REPO_ROOT / "cdk.out"), help="CloudFormation output directory")
-    parser.add_argument("--dist", default=str(REPO_ROOT / "dist"), help="Kubernetes YAML output root")
-    parser.add_argument("--teams", default=str(REPO_ROOT / "teams"), help="team run files (teams/<team>/<run>.yaml)")
-    return parser.parse_args(argv)
+    """The command line with the checkout's paths filled in."""
+    args = synth_args.parse_args(argv, description=__doc__)
+    args.cdk_out = args.cdk_out or str(REPO_ROOT / "cdk.out")
+    args.dist = args.dist or str(REPO_ROOT / "dist")
+    args.teams = args.teams or str(REPO_ROOT / "teams")
+    return args
 
 
 def load(args: argparse.Namespace) -> EnvironmentConfig:
@@ -151,9 +160,16 @@ def _first_line(error: Exception) -> str:
     return lines[0] if lines else type(error).__name__
 
 
-def main(argv: list[str] | None = None, *, prepare_runtime: Callable[[Sequence[str]], None] = lambda _: None) -> int:
-    """``prepare_runtime(assemblies)``: run by each of the two processes before it starts its jsii
-    runtime, with the Python modules whose jsii assemblies that process loads."""
+def main(
+    argv: list[str] | None = None,
+    *,
+    preload: Callable[[Sequence[str]], None] = lambda _: None,
+    prepare_runtime: Callable[[Sequence[str]], None] = lambda _: None,
+) -> int:
+    """``preload(assemblies)``: run once the input is good, before the fork, with the Python modules
+    whose jsii assemblies the synthesis loads (it imports neither jsii nor Node.js's output
+    threads, so the renderer forks clean); ``prepare_runtime(assemblies)``: run by each of the two
+    processes before it starts its jsii runtime, with the modules that process loads."""
     args = parse_args(argv)
     try:
         env = load(args)
@@ -164,9 +180,11 @@ def main(argv: list[str] | None = None, *, prepare_runtime: Callable[[Sequence[s
         return error.report()
     dist_root = Path(args.dist)
     dist_root.mkdir(parents=True, exist_ok=True)
+    preload(stacks.JSII_MODULES)
     with tempfile.TemporaryDirectory(prefix=".render-", dir=dist_root) as staging_root:
-        # Forked before either side imports jsii or starts Node.js (no thread or kernel to inherit):
-        # each side then starts its own runtime, and only the renderer's loads cdk8s.
+        # Forked before either side imports jsii (no runtime or thread to inherit; the synthesis's
+        # early kernel is this process's alone): each side then starts its own runtime, and only the
+        # renderer's loads cdk8s.
         context = multiprocessing.get_context("fork")
         received, deployed = context.Pipe(duplex=False)
         renderer = context.Process(
@@ -207,4 +225,4 @@ def main(argv: list[str] | None = None, *, prepare_runtime: Callable[[Sequence[s
 if __name__ == "__main__":
     from cli.jsii_runtime import start_command_runtime
 
-    run_command(lambda: main(prepare_runtime=start_command_runtime))
+    run_command(lambda: main(preload=start_kernel_early, prepare_runtime=start_command_runtime))

@@ -257,6 +257,14 @@ def test_help_and_usage_errors_end_cleanly_before_node_starts(module: str, tmp_p
     if module == "cli.check":  # the recorder sees a kernel that does start
         assert _command(module, "--env", "ci", temp=temp, env={"JSII_NODE": str(node)}).returncode == 0
         assert started.read_text().count("program.js") == 1
+    if module == "cli.synth":  # the synthesis's kernel boots while the configuration imports, before it is read
+        bad = tmp_path / "bad.yaml"
+        bad.write_bytes(b"name: bad\n")
+        outputs = ("--cdk-out", str(tmp_path / "cdk.out"), "--dist", str(tmp_path / "dist"))
+        refused = _command(module, "--config", str(bad), *outputs, temp=temp, env={"JSII_NODE": str(node)})
+        assert refused.returncode == 2, refused.stderr
+        assert refused.stderr.startswith("error: ") and len(refused.stderr.splitlines()) == 1
+        assert started.read_text().count("program.js") == 1  # and stopped: nothing left (``_command``)
 
 
 @pytest.mark.synth

@@ -66,7 +66,7 @@ import charts
 preload, preloads = charts.JSII_MODULES, 0
 if sys.argv[1] == "early":
     start_kernel_early(preload)
-    ((early, preloads),) = [(kernel.process.pid, kernel.preloads) for kernel in jsii_runtime._early_kernels]
+    ((early, preloads),) = [(kernel.process.pid, len(kernel.preloaded)) for kernel in jsii_runtime._early_kernels]
 if sys.argv[1] in ("direct", "early"):
     use_direct_channel()
 skip_argument_type_checks()  # both sides as the commands render (tests/test_jsii_fast_path.py compares paths)
