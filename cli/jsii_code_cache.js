@@ -14,41 +14,56 @@
 // Each entry starts with the CRC-32 of its data: release builds of V8 do not checksum cache data,
 // and a damaged entry is dropped here instead of reaching V8. V8 still rejects data from another
 // V8 version or other flags (the module then compiles from source and its entry is rewritten), and
-// entries live in a directory per Node.js version and architecture. Entries are written to a
-// temporary name and renamed, so a process never reads another's half-written entry; when the
-// directory grows past MAX_BYTES, the entries this process did not use are removed.
-// Any failure to read or write the cache leaves the module compiled from source, as without it.
+// entries live in a directory per Node.js version, architecture and V8 flags
+// (`v8.cachedDataVersionTag()`), so kernels started with other flags do not rewrite each other's.
+// Entries are written to a temporary name and renamed, so a process never reads another's
+// half-written entry; when the cache grows past MAX_BYTES, the other directories go, then the
+// entries the writing process did not use. Any failure to read or write the cache leaves the module
+// compiled from source, as without it. What only Node.js's own loader handles (ECMAScript modules,
+// dynamic `import()`, a source V8 cannot compile as a script) compiles as Node.js compiles it, uncached.
 const crypto = require('crypto');
 const fs = require('fs');
 const Module = require('module');
 const path = require('path');
+const v8 = require('v8');
 const vm = require('vm');
 const zlib = require('zlib');
 
 const MAX_BYTES = 256 * 1024 * 1024;
 const CHECKSUM_BYTES = 4;
 const REFRESH_SHARE = 1 / 8;
+const EXIT_BUDGET_MS = 2000; // the writes a cold cache needs at exit (about 1 ms a module); the rest next time
 
-// `stats` counts this process's hits, misses, rejected entries and (at exit) entries written and
-// entries refreshed (grownEntries).
+// `stats` counts this process's hits, misses, rejected entries, modules compiled by Node.js itself
+// (`uncached`) and, at exit, entries written and entries refreshed (grownEntries).
 function install(root, { maxBytes = MAX_BYTES, refreshShare = REFRESH_SHARE } = {}) {
-  const dir = path.join(root, `${process.version}-${process.arch}`);
-  const stats = { hits: 0, misses: 0, rejected: 0, written: 0, refreshed: 0 };
+  const stats = { hits: 0, misses: 0, rejected: 0, written: 0, refreshed: 0, uncached: 0 };
+  if (typeof zlib.crc32 !== 'function') return stats; // Node.js before 20.15: no cache
+  const dir = path.join(root, `${process.version}-${process.arch}-${v8.cachedDataVersionTag()}`);
   const used = new Set();
   const pending = [];
   const refreshing = [];
+  const nodeCompile = Module.prototype._compile;
 
-  Module.prototype._compile = function compileWithCodeCache(content, filename) {
+  Module.prototype._compile = function compileWithCodeCache(content, filename, format) {
     const source = sourceText(content);
+    if (format === 'module' || source.includes('import(')) {
+      stats.uncached++;
+      return nodeCompile.call(this, content, filename, format);
+    }
     const key = crypto.createHash('sha1').update(source).digest('hex');
     const entry = path.join(dir, key);
-    used.add(key);
     const cachedData = readEntry(entry);
-    const script = new vm.Script(Module.wrap(source), {
-      filename,
-      cachedData,
-      importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-    });
+    let script;
+    try {
+      // The wrapper's length back off line 1's columns, as Node.js reports them (minified code is all line 1).
+      script = new vm.Script(Module.wrap(source), { filename, cachedData, columnOffset: -Module.wrapper[0].length });
+    } catch (error) {
+      if (!(error instanceof SyntaxError)) throw error;
+      stats.uncached++; // such as ECMAScript module syntax in a .js file, which Node.js's loader detects
+      return nodeCompile.call(this, content, filename, format);
+    }
+    used.add(key);
     if (cachedData === undefined) {
       stats.misses++;
       pending.push([entry, script]);
@@ -66,9 +81,16 @@ function install(root, { maxBytes = MAX_BYTES, refreshShare = REFRESH_SHARE } = 
   };
 
   process.on('exit', () => {
-    stats.written = writeEntries(dir, pending.map(([entry, script]) => [entry, () => script.createCachedData()]));
-    stats.refreshed = writeEntries(dir, grownEntries(refreshing));
-    if (stats.written + stats.refreshed > 0) prune(dir, used, maxBytes);
+    // Registered before jsii's kernel loads: nothing here may throw, or jsii's own exit work is skipped.
+    try {
+      const deadline = Date.now() + EXIT_BUDGET_MS;
+      const made = pending.map(([entry, script]) => [entry, () => script.createCachedData()]);
+      stats.written = writeEntries(dir, made, deadline);
+      stats.refreshed = writeEntries(dir, grownEntries(refreshing), deadline);
+      if (stats.written + stats.refreshed > 0) prune(root, dir, used, maxBytes);
+    } catch {
+      // the cache stays as it is
+    }
   });
   return stats;
 }
@@ -122,7 +144,7 @@ function grownEntries(refreshing) {
   return grown;
 }
 
-function writeEntries(dir, entries) {
+function writeEntries(dir, entries, deadline) {
   let written = 0;
   if (entries.length === 0) return 0;
   try {
@@ -131,7 +153,8 @@ function writeEntries(dir, entries) {
     return 0;
   }
   for (const [entry, produce] of entries) {
-    const temporary = `${entry}.${process.pid}.tmp`;
+    if (Date.now() > deadline) break;
+    const temporary = `${entry}.${process.pid}-${crypto.randomBytes(4).toString('hex')}.tmp`;
     try {
       const data = produce();
       const checksum = Buffer.alloc(CHECKSUM_BYTES);
@@ -140,22 +163,42 @@ function writeEntries(dir, entries) {
       fs.renameSync(temporary, entry);
       written++;
     } catch {
-      fs.rmSync(temporary, { force: true });
+      try {
+        fs.rmSync(temporary, { force: true });
+      } catch {
+        // left for a later prune
+      }
     }
   }
   return written;
 }
 
-function prune(dir, used, maxBytes) {
+function prune(root, dir, used, maxBytes) {
   try {
-    const names = fs.readdirSync(dir);
-    const sizes = names.map((name) => fs.statSync(path.join(dir, name), { throwIfNoEntry: false })?.size ?? 0);
-    if (sizes.reduce((a, b) => a + b, 0) <= maxBytes) return;
-    for (const name of names) {
+    const others = fs.readdirSync(root).filter((name) => path.join(root, name) !== dir);
+    const sizes = new Map(fs.readdirSync(dir).map((name) => [name, fileSize(path.join(dir, name))]));
+    const ownBytes = [...sizes.values()].reduce((a, b) => a + b, 0);
+    const otherBytes = others.map((name) => directorySize(path.join(root, name))).reduce((a, b) => a + b, 0);
+    if (ownBytes + otherBytes <= maxBytes) return;
+    for (const name of others) fs.rmSync(path.join(root, name), { force: true, recursive: true });
+    if (ownBytes <= maxBytes) return;
+    for (const name of sizes.keys()) {
       if (!used.has(name)) fs.rmSync(path.join(dir, name), { force: true });
     }
   } catch {
     // another process pruned it first, or the directory is not ours to change: nothing to do
+  }
+}
+
+function fileSize(file) {
+  return fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+}
+
+function directorySize(directory) {
+  try {
+    return fs.readdirSync(directory).reduce((total, name) => total + fileSize(path.join(directory, name)), 0);
+  } catch {
+    return 0;
   }
 }
 

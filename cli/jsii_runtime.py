@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import atexit
 import importlib.util
+import io
 import json
 import os
 import platform
@@ -28,10 +29,12 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import IO, Any
 
 
@@ -137,7 +140,7 @@ class _Kernel:
     """The assemblies whose load requests were sent before the runtime started, in order; their
     responses follow the kernel's greeting (``start_kernel_early``)."""
     owner_pid: int = field(default_factory=os.getpid)
-    stderr_copy: threading.Thread | None = None
+    copies: tuple[threading.Thread, ...] = ()
     output: tuple[IO[bytes], IO[bytes]] = field(init=False)
     """Its ``stdout`` and ``stderr`` pipes (the runtime replaces ``process.stdout`` with the API socket)."""
 
@@ -147,12 +150,14 @@ class _Kernel:
 
     def copy_output(self) -> threading.Thread:
         """Start copying the kernel's ``stdout`` and ``stderr`` to this process's (once); the ``stderr`` copy."""
-        if self.stderr_copy is None:
-            for source, stream in zip(self.output, ("stdout", "stderr"), strict=True):
-                copy = threading.Thread(name=f"jsii.{stream}", target=_copy_lines, args=(source, stream), daemon=True)
+        if not self.copies:
+            self.copies = tuple(
+                threading.Thread(name=f"jsii.{stream}", target=_copy_lines, args=(source, stream), daemon=True)
+                for source, stream in zip(self.output, ("stdout", "stderr"), strict=True)
+            )
+            for copy in self.copies:
                 copy.start()
-            self.stderr_copy = copy
-        return self.stderr_copy
+        return self.copies[-1]
 
 
 _early_kernels: list[_Kernel] = []
@@ -174,11 +179,11 @@ def start_kernel_early(preload: Sequence[str] = ()) -> None:
     ``preload``: the jsii packages the process will import. Their assemblies' ``load`` requests
     (``assembly_loads``) are sent to the kernel, so it loads them (~0.2 s for cdk8s-plus-37 and its
     dependencies, ~0.45 s for the stacks' seven) as soon as it is up, while this process is still
-    importing; jsii's own loads of them later find them loaded. Called again before the runtime
-    starts, it sends the loads not sent yet to this process's early kernel: a command can start
-    Node.js before it knows that its input is good, and send the loads once it does. The runtime
-    reads their answers after the greeting; when one failed, it starts a fresh kernel instead, whose
-    load of that package reports the cause (``use_direct_channel``).
+    importing; jsii's own load of each is answered with the kernel's answer to its preload, read
+    when that load comes (``_PreloadAnswers``): a failed preload is that load's failure, with the
+    kernel's own message. Called again before the runtime starts, it sends the loads not sent yet
+    to this process's early kernel: a command can start Node.js before it knows that its input is
+    good, and send the loads once it does.
     """
     if "jsii" in sys.modules or "JSII_RUNTIME" in os.environ:
         return
@@ -239,6 +244,7 @@ def stop_early_kernels() -> None:
 
 def _stop_kernel(kernel: _Kernel) -> None:
     """Stop a kernel no runtime uses, and remove its runtime files."""
+    kernel.copy_output()  # first: a kernel blocked on a full output pipe would never read the exit
     with kernel.api, suppress(OSError):  # OSError: it has ended already
         kernel.api.settimeout(5)
         kernel.api.sendall(b'{"exit":0}\n')
@@ -250,7 +256,8 @@ def _stop_kernel(kernel: _Kernel) -> None:
     except subprocess.TimeoutExpired:
         kernel.process.kill()
         kernel.process.wait()
-    kernel.copy_output().join(timeout=5)
+    for copy in kernel.copies:
+        copy.join(timeout=5)
     if kernel.workdir is not None:
         kernel.workdir.cleanup()
 
@@ -360,15 +367,25 @@ CODE_CACHE_ENV = "GPU_PLATFORM_JSII_CODE_CACHE"
 
 def code_cache_dir(environ: Mapping[str, str]) -> Path | None:
     """Where the kernel keeps its V8 code cache (``jsii_code_cache.js``): ``$GPU_PLATFORM_JSII_CODE_CACHE``
-    when set (``off``: no cache), else ``gpu-platform/jsii-code-cache`` in the user's cache directory
-    (``$XDG_CACHE_HOME``, default ``~/.cache``), beside jsii's own package cache (``aws/jsii``)."""
+    when set (``off``, ``0``, ``false`` or ``no``: no cache), else ``gpu-platform/jsii-code-cache`` in the
+    user's cache directory (``$XDG_CACHE_HOME``, default ``~/.cache``), beside jsii's own package cache
+    (``aws/jsii``); None when there is no home directory to put it in."""
     setting = environ.get(CODE_CACHE_ENV, "")
-    if setting == "off":
+    if setting.lower() in ("off", "0", "false", "no"):
         return None
     if setting:
         return Path(setting)
-    base = environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "gpu-platform" / "jsii-code-cache"
+    base = environ.get("XDG_CACHE_HOME") or (f"{home}/.cache" if (home := _home(environ)) else "")
+    return Path(base) / "gpu-platform" / "jsii-code-cache" if base else None
+
+
+def _home(environ: Mapping[str, str]) -> str | None:
+    if environ.get("HOME"):
+        return environ["HOME"]
+    try:
+        return str(Path.home())  # the user database's entry
+    except (RuntimeError, KeyError):  # an arbitrary uid in a container has none
+        return None
 
 
 def _spawn_kernel(program: Path, *, copy_output: bool = True) -> _Kernel:
@@ -452,26 +469,62 @@ def use_direct_channel() -> None:
         self.sink_thread = kernel.copy_output()
         atexit.register(self.stop)
         self.handshake()
-        if not _preloads_loaded(self._process.stdout, len(kernel.preloaded)):
-            # A load that failed can leave its package half unpacked in this kernel, and jsii's own load
-            # would then report that instead of the cause: a fresh kernel lets it report the cause.
-            self.stop()
-            start(self)
+        self._preload_answers = _PreloadAnswers(deque(kernel.preloaded))
+
+    own_send: Callable[[Any, Any, Any], Any] = providers._NodeProcess.send
+
+    def send(self: Any, request: Any, response_type: Any) -> Any:  # jsii's ``_NodeProcess.send``, answers read ahead
+        answers: _PreloadAnswers | None = self.__dict__.get("_preload_answers")
+        answer = answers.answer(request, self._process.stdout) if answers is not None else None
+        if answer is None:
+            return own_send(self, request, response_type)
+        return own_send(_Answered(self, answer), request, response_type)
+
+    class _Answered:
+        """Stands in for jsii's ``_NodeProcess`` in its own ``send`` when the kernel has answered the
+        request already: nothing is written, and the answer is the message read."""
+
+        _next_message = providers._NodeProcess._next_message
+
+        def __init__(self, process: Any, answer: bytes) -> None:
+            self._serializer = process._serializer
+            self._process = SimpleNamespace(stdin=io.BytesIO(), stdout=io.BytesIO(answer))
 
     start.direct_channel = True  # type: ignore[attr-defined]
     setattr(providers._NodeProcess, "start", start)  # noqa: B010 - mypy refuses assigning to a method
+    setattr(providers._NodeProcess, "send", send)  # noqa: B010
 
 
-def _preloads_loaded(answers: IO[bytes], count: int) -> bool:
-    """Read the early loads' answers (one line each, after the greeting) until one did not load;
-    jsii's own loads of those that did then find them loaded."""
-    for _ in range(count):
-        try:
-            if "ok" not in json.loads(answers.readline()):
-                return False
-        except ValueError:  # the kernel ended: nothing more to read
-            return False
-    return True
+@dataclass
+class _PreloadAnswers:
+    """The early kernel's answers to the loads it was sent before the runtime started (one line each,
+    after its greeting, in order).
+
+    jsii's own load of a preloaded assembly is not sent again: the kernel's answer to the preload is
+    that load's answer, read when the load comes. So the process goes on as soon as the assemblies
+    it needs first are loaded, while the kernel loads the rest (the synthesis imports aws-cdk-lib's
+    Python modules while the kernel loads the kubectl layer and cdk-nag). A failed preload is that
+    load's failure, with the kernel's own message. Any other request is answered after every
+    preload, so those answers are read (and kept) first.
+    """
+
+    pending: deque[str]
+    read: dict[str, bytes] = field(default_factory=dict)
+
+    def answer(self, request: object, stream: IO[bytes]) -> bytes | None:
+        """The answer already given to ``request``, or None when it has to be sent."""
+        from jsii._kernel.types import LoadRequest
+
+        name = request.name if isinstance(request, LoadRequest) else None
+        if name in self.read:
+            return self.read.pop(name)
+        while self.pending:
+            pending = self.pending.popleft()
+            line = stream.readline()
+            if pending == name:
+                return line
+            self.read[pending] = line
+        return None
 
 
 def start_command_runtime(preload: Sequence[str] = (), *, fast_path: bool = True) -> None:

@@ -84,8 +84,8 @@ class Workspace:
     def outputs(self) -> tuple[str, ...]:
         return ("--cdk-out", str(self.cdk_out), "--dist", str(self.dist), "--teams", str(self.teams))
 
-    def synth(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return _command("cli.synth", *args, *self.outputs(), temp=self.temp)
+    def synth(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        return _command("cli.synth", *args, *self.outputs(), temp=self.temp, env=env)
 
 
 @pytest.fixture(scope="module")
@@ -94,8 +94,15 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
     space = Workspace(tmp_path_factory.mktemp("commands"))
     shutil.copytree(REPO_ROOT / "teams", space.teams)
     space.temp.mkdir()
-    result = space.synth("--env", "dev")
+    started = space.root / "node-started"
+    node = space.root / "node"  # records each Node.js start (``JSII_NODE``)
+    node.write_text(f'#!/bin/sh\necho "$@" >> {started}\nexec node "$@"\n')
+    node.chmod(0o755)
+    result = space.synth("--env", "dev", env={"JSII_NODE": str(node)})
     assert result.returncode == 0, result.stderr
+    # The synthesis's kernel, booted before the configuration imports and adopted, and the renderer's:
+    # neither process's runtime had to start another.
+    assert started.read_text().count("program.js") == 2
     # The renderer's warnings come once, after everything succeeded, never from two processes at once.
     assert [line.split(": ", 2)[1] for line in result.stderr.splitlines()] == [
         "cluster_autoscaler.version",

@@ -35,11 +35,13 @@ def _node() -> str:
     return node
 
 
-def _load(tmp_path: Path, cache: Path, *modules: Path, **options: int) -> dict[str, Any]:
+def _load(
+    tmp_path: Path, cache: Path, *modules: Path, node_flags: tuple[str, ...] = (), **options: int
+) -> dict[str, Any]:
     loader = tmp_path / "loader.js"
     loader.write_text(_LOADER)
     done = subprocess.run(
-        [_node(), str(loader), *map(str, modules)],
+        [_node(), *node_flags, str(loader), *map(str, modules)],
         env={
             "PATH": os.environ["PATH"],
             "CODE_CACHE": str(CODE_CACHE),
@@ -77,11 +79,11 @@ def test_a_second_process_compiles_from_the_first_ones_entries_and_gets_the_same
         "  cached: require.cache[require.resolve('./helper.js')] !== undefined };\n",
     )
     first = _load(tmp_path, cache, main)
-    assert first["stats"] == {"hits": 0, "misses": 2, "rejected": 0, "written": 2, "refreshed": 0}
+    assert first["stats"] == {"hits": 0, "misses": 2, "rejected": 0, "written": 2, "refreshed": 0, "uncached": 0}
     written = _entries(cache)
     assert len(written) == 2
     second = _load(tmp_path, cache, main)
-    assert second["stats"] == {"hits": 2, "misses": 0, "rejected": 0, "written": 0, "refreshed": 0}
+    assert second["stats"] == {"hits": 2, "misses": 0, "rejected": 0, "written": 0, "refreshed": 0, "uncached": 0}
     assert _entries(cache) == written
     assert (
         first["exported"]
@@ -97,8 +99,9 @@ def test_a_second_process_compiles_from_the_first_ones_entries_and_gets_the_same
             }
         ]
     )
-    (directory,) = cache.iterdir()  # one per Node.js version and architecture: V8 refuses the others' data
-    runtime = [_node(), "--print", "process.version + '-' + process.arch"]
+    (directory,) = cache.iterdir()  # one per Node.js version, architecture and V8 flags: V8 refuses others' data
+    tag = "process.version + '-' + process.arch + '-' + require('v8').cachedDataVersionTag()"
+    runtime = [_node(), "--print", tag]
     assert directory.name == subprocess.run(runtime, capture_output=True, text=True, check=True).stdout.strip()
 
 
@@ -125,7 +128,7 @@ def test_a_damaged_entry_is_compiled_from_source_and_written_again(tmp_path: Pat
     entry.write_bytes(bytes(damaged))
     again = _load(tmp_path, cache, module)
     assert again["exported"] == [[1, 4, 9]]
-    assert again["stats"] == {"hits": 0, "misses": 1, "rejected": 0, "written": 1, "refreshed": 0}
+    assert again["stats"] == {"hits": 0, "misses": 1, "rejected": 0, "written": 1, "refreshed": 0, "uncached": 0}
     assert zlib.crc32(entry.read_bytes()[4:]) == int.from_bytes(entry.read_bytes()[:4], "little")
 
 
@@ -139,7 +142,7 @@ def test_data_v8_refuses_is_compiled_from_source_and_written_again(tmp_path: Pat
     entry.write_bytes(zlib.crc32(foreign).to_bytes(4, "little") + foreign)
     again = _load(tmp_path, cache, module)
     assert again["exported"] == ["fine"]
-    assert again["stats"] == {"hits": 0, "misses": 0, "rejected": 1, "written": 1, "refreshed": 0}
+    assert again["stats"] == {"hits": 0, "misses": 0, "rejected": 1, "written": 1, "refreshed": 0, "uncached": 0}
     assert _load(tmp_path, cache, module)["stats"]["hits"] == 1
 
 
@@ -164,6 +167,7 @@ def test_an_entry_written_by_a_process_that_ran_little_grows_with_one_that_ran_m
         "rejected": 0,
         "written": 0,
         "refreshed": 0,
+        "uncached": 0,
     }
 
 
@@ -183,7 +187,7 @@ def test_a_cache_that_cannot_be_written_changes_nothing_but_speed(tmp_path: Path
     module = _module(tmp_path / "m.js", "module.exports = 'ran';\n")
     result = _load(tmp_path, blocked, module)
     assert result["exported"] == ["ran"]
-    assert result["stats"] == {"hits": 0, "misses": 1, "rejected": 0, "written": 0, "refreshed": 0}
+    assert result["stats"] == {"hits": 0, "misses": 1, "rejected": 0, "written": 0, "refreshed": 0, "uncached": 0}
 
 
 def test_a_cache_past_its_size_keeps_only_what_the_process_used(tmp_path: Path) -> None:
@@ -201,12 +205,68 @@ def test_a_cache_past_its_size_keeps_only_what_the_process_used(tmp_path: Path) 
     assert _load(tmp_path, cache, old)["stats"]["misses"] == 1
 
 
-def test_where_the_cache_lives(tmp_path: Path) -> None:
-    home = Path.home()
-    assert code_cache_dir({}) == home / ".cache" / "gpu-platform" / "jsii-code-cache"
-    assert code_cache_dir({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "gpu-platform" / "jsii-code-cache"
+def test_what_only_nodes_own_loader_handles_loads_as_without_the_cache(tmp_path: Path) -> None:
+    """ECMAScript module syntax in a ``.js`` file (Node.js detects it) and dynamic ``import()`` (which
+    cached data cannot carry): compiled by Node.js itself, every time."""
+    cache = tmp_path / "cache"
+    _module(tmp_path / "esm.js", "export const answer = 42;\n")
+    _module(tmp_path / "dynamic.js", "module.exports = typeof (() => import('node:path'));\n")
+    plain = _module(tmp_path / "plain.js", "module.exports = [require('./esm.js').answer, require('./dynamic.js')];\n")
+    for _ in range(2):
+        result = _load(tmp_path, cache, plain)
+        assert result["exported"] == [[42, "function"]]
+        assert result["stats"]["uncached"] == 2
+    assert result["stats"]["hits"] == 1
+
+
+def test_an_error_on_line_one_reports_the_column_nodejs_reports(tmp_path: Path) -> None:
+    """Minified code (aws-cdk-lib, jsii's kernel) is all line 1: the module wrapper must not shift it."""
+    module = _module(
+        tmp_path / "minified.js", "const a = 1; module.exports = new Error('here').stack.split('\\n')[1];\n"
+    )
+    plain = subprocess.run(
+        [_node(), "--print", f"require({str(module)!r})"], capture_output=True, text=True, check=True
+    ).stdout.rstrip("\n")
+    assert plain.endswith(f"{module}:1:31)")
+    for _ in range(2):  # compiled from source, then from the cache
+        assert _load(tmp_path, tmp_path / "cache", module)["exported"] == [plain]
+
+
+def test_kernels_with_other_v8_flags_keep_their_own_entries(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    module = _module(tmp_path / "m.js", "module.exports = 'same';\n")
+    flags = ("--max-old-space-size=4069",)  # the kernel's flag
+    _load(tmp_path, cache, module)
+    _load(tmp_path, cache, module, node_flags=flags)
+    assert len(list(cache.iterdir())) == 2
+    for node_flags in ((), flags):
+        assert _load(tmp_path, cache, module, node_flags=node_flags)["stats"]["hits"] == 1
+
+
+def test_a_cache_past_its_size_drops_other_versions_first(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    old_version = cache / "v0.0.0-x64-1"
+    old_version.mkdir(parents=True)
+    (old_version / ("0" * 40)).write_bytes(b"\0" * 4096)
+    module = _module(tmp_path / "m.js", "module.exports = 'kept';\n")
+    _load(tmp_path, cache, module, maxBytes=2048)
+    assert not old_version.exists()
+    assert _load(tmp_path, cache, module)["stats"]["hits"] == 1
+
+
+def test_where_the_cache_lives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert code_cache_dir({"HOME": "/home/u"}) == Path("/home/u/.cache/gpu-platform/jsii-code-cache")
+    xdg = {"HOME": "/home/u", "XDG_CACHE_HOME": str(tmp_path)}
+    assert code_cache_dir(xdg) == tmp_path / "gpu-platform" / "jsii-code-cache"
     assert code_cache_dir({CODE_CACHE_ENV: str(tmp_path / "c"), "XDG_CACHE_HOME": "/x"}) == tmp_path / "c"
-    assert code_cache_dir({CODE_CACHE_ENV: "off"}) is None
+    for off in ("off", "OFF", "0", "false", "no"):
+        assert code_cache_dir({CODE_CACHE_ENV: off, "HOME": "/home/u"}) is None
+
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(Path, "home", staticmethod(no_home))  # an arbitrary uid in a container
+    assert code_cache_dir({}) is None
 
 
 @pytest.mark.synth

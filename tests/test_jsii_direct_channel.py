@@ -168,8 +168,8 @@ def _unloadable_import(channel: str, packages: Path) -> dict[str, str]:
 
 
 def test_a_package_that_fails_to_load_early_fails_as_it_does_without_the_early_kernel(tmp_path: Path) -> None:
-    """Its tarball unpacks but holds no assembly: the kernel unpacks it before failing, so jsii's own
-    load in that kernel would report something else; the runtime starts a fresh kernel instead."""
+    """Its tarball unpacks but holds no assembly: the kernel unpacks it before failing, so a second load
+    in that kernel would report something else; jsii's load gets the preload's own answer instead."""
     package = tmp_path / "unloadable_package"
     (package / "_jsii").mkdir(parents=True)
     (package / "__init__.py").write_text("")
@@ -229,3 +229,39 @@ def test_no_kernel_starts_early_once_jsii_is_imported(monkeypatch: pytest.Monkey
         assert jsii_runtime._early_kernels == []
     finally:
         jsii_runtime.stop_early_kernels()
+
+
+def _load_request(name: str) -> Any:
+    from jsii._kernel.types import LoadRequest
+
+    return LoadRequest(name=name, version="1.0.0", tarball=f"/{name}.tgz")
+
+
+def test_preloaded_assemblies_are_answered_in_turn_and_any_other_request_after_all_of_them() -> None:
+    import io
+    from collections import deque
+
+    from cli.jsii_runtime import _PreloadAnswers
+
+    stream = io.BytesIO(b"answer-a\nanswer-b\nanswer-c\nother\n")
+    answers = _PreloadAnswers(deque(["a", "b", "c"]))
+    assert answers.answer(_load_request("a"), stream) == b"answer-a\n"
+    assert stream.tell() == len(b"answer-a\n")  # b and c still loading: nothing more is read yet
+    assert answers.answer(_load_request("c"), stream) == b"answer-c\n"  # out of order: b's answer is kept
+    assert answers.answer(_load_request("b"), stream) == b"answer-b\n"
+    assert answers.answer(_load_request("a"), stream) is None  # answered once; a second load is sent
+    assert stream.read() == b"other\n"
+
+
+def test_a_request_that_is_not_a_preloaded_load_is_sent_once_every_preload_is_answered() -> None:
+    import io
+    from collections import deque
+
+    from cli.jsii_runtime import _PreloadAnswers
+
+    stream = io.BytesIO(b'{"ok": 1}\n{"error": "failed"}\n')
+    answers = _PreloadAnswers(deque(["a", "b"]))
+    assert answers.answer(object(), stream) is None  # e.g. an invoke: its answer follows the preloads'
+    assert stream.read() == b""
+    assert answers.answer(_load_request("other"), stream) is None
+    assert answers.answer(_load_request("b"), stream) == b'{"error": "failed"}\n'  # its failure, as the kernel said
