@@ -9,8 +9,9 @@
 // (`script.createCachedData()`), which holds the functions compiled by then, not only the top level
 // (https://nodejs.org/api/vm.html#scriptcreatecacheddata).
 //
-// An entry is keyed by the SHA-1 of the module's source: V8's own check of cache data compares the
-// source's length, not its text, so the key is what ties an entry to the code it was made from.
+// An entry is keyed by the SHA-1 of the module's file name (scriptName) and source: V8's own check of
+// cache data compares the source's length, not its text, so the key is what ties an entry to the code
+// it was made from.
 // Each entry starts with the CRC-32 of its data: release builds of V8 do not checksum cache data,
 // and a damaged entry is dropped here instead of reaching V8. V8 still rejects data from another
 // V8 version or other flags (the module then compiles from source and its entry is rewritten), and
@@ -51,9 +52,10 @@ function install(root, { maxBytes = MAX_BYTES, refreshShare = REFRESH_SHARE } = 
       stats.uncached++;
       return nodeCompile.call(this, content, filename, format);
     }
-    const key = crypto.createHash('sha1').update(source).digest('hex');
+    const key = crypto.createHash('sha1').update(scriptName(filename)).update('\0').update(source).digest('hex');
     const entry = path.join(dir, key);
-    const cachedData = readEntry(entry);
+    const stored = readEntry(entry); // undefined: none; null: damaged
+    const cachedData = stored ?? undefined;
     let script;
     try {
       // The wrapper's length back off line 1's columns, as Node.js reports them (minified code is all line 1).
@@ -66,10 +68,10 @@ function install(root, { maxBytes = MAX_BYTES, refreshShare = REFRESH_SHARE } = 
     used.add(key);
     if (cachedData === undefined) {
       stats.misses++;
-      pending.push([entry, script]);
+      pending.push([entry, script, stored === null]);
     } else if (script.cachedDataRejected) {
       stats.rejected++;
-      pending.push([entry, script]);
+      pending.push([entry, script, true]);
     } else {
       stats.hits++;
       if (Math.random() < refreshShare) refreshing.push([entry, script, cachedData.length]);
@@ -84,7 +86,9 @@ function install(root, { maxBytes = MAX_BYTES, refreshShare = REFRESH_SHARE } = 
     // Registered before jsii's kernel loads: nothing here may throw, or jsii's own exit work is skipped.
     try {
       const deadline = Date.now() + EXIT_BUDGET_MS;
-      const made = pending.map(([entry, script]) => [entry, () => script.createCachedData()]);
+      // A miss another process has written since (processes started together all miss) is left to it.
+      const missing = pending.filter(([entry, , replace]) => replace || !fs.existsSync(entry));
+      const made = missing.map(([entry, script]) => [entry, () => script.createCachedData()]);
       stats.written = writeEntries(dir, made, deadline);
       stats.refreshed = writeEntries(dir, grownEntries(refreshing), deadline);
       if (stats.written + stats.refreshed > 0) prune(root, dir, used, maxBytes);
@@ -93,6 +97,17 @@ function install(root, { maxBytes = MAX_BYTES, refreshShare = REFRESH_SHARE } = 
     }
   });
   return stats;
+}
+
+// V8's cache data carries the script's file name, which stack traces then show, and aws-cdk-lib
+// tells its own frames from jsii's (whose directory it knows) by it: an entry is only used for a
+// file of the same name. Within a package the name is the part from `node_modules/` on, since each
+// kernel links the packages into a folder of its own (a hit's frames name an earlier kernel's
+// folder, and are told apart as the same package's); the kernel's own program.js runs from one
+// folder per jsii release (cli/jsii_runtime.py).
+function scriptName(filename) {
+  const index = filename.lastIndexOf(`${path.sep}node_modules${path.sep}`);
+  return index === -1 ? filename : filename.slice(index + 1);
 }
 
 // What Node.js itself compiles: a byte order mark dropped, and a hashbang line (valid only at the
@@ -123,7 +138,7 @@ function readEntry(entry) {
     return undefined;
   }
   const data = bytes.subarray(CHECKSUM_BYTES);
-  if (bytes.length <= CHECKSUM_BYTES || bytes.readUInt32LE(0) !== zlib.crc32(data)) return undefined;
+  if (bytes.length <= CHECKSUM_BYTES || bytes.readUInt32LE(0) !== zlib.crc32(data)) return null;
   return data;
 }
 
@@ -175,7 +190,8 @@ function writeEntries(dir, entries, deadline) {
 
 function prune(root, dir, used, maxBytes) {
   try {
-    const others = fs.readdirSync(root).filter((name) => path.join(root, name) !== dir);
+    // Other Node.js versions' entries (the kernel's runtime folders beside them stay).
+    const others = fs.readdirSync(root).filter((name) => /^v\d/.test(name) && path.join(root, name) !== dir);
     const sizes = new Map(fs.readdirSync(dir).map((name) => [name, fileSize(path.join(dir, name))]));
     const ownBytes = [...sizes.values()].reduce((a, b) => a + b, 0);
     const otherBytes = others.map((name) => directorySize(path.join(root, name))).reduce((a, b) => a + b, 0);

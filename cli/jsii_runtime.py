@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import atexit
+import hashlib
 import importlib.util
 import io
 import json
@@ -211,26 +212,64 @@ def _own_early_kernel() -> _Kernel | None:
 
 def _spawn_early_kernel() -> _Kernel | None:
     """A kernel from a copy of jsii's runtime files, laid out as jsii lays them out, or None when
-    they or Node.js are missing (the runtime's own start then says so when it is used)."""
+    they or Node.js are missing (the runtime's own start then says so when it is used).
+
+    With the code cache on, the copy is one folder per jsii release in the cache
+    (``_shared_runtime``): V8's cached code names the file it was compiled from, and aws-cdk-lib
+    tells jsii's frames from its own by that folder, so it must be the same in every process.
+    """
     files = _embedded_runtime_files()
     if files is None:
         return None
-    workdir = tempfile.TemporaryDirectory(prefix="jsii-runtime-")
-    root = Path(workdir.name)
+    cache = code_cache_dir(_kernel_environment())
+    workdir: tempfile.TemporaryDirectory[str] | None = None
     try:
-        for source, relative in files.items():  # as jsii's ``_NodeProcess._jsii_runtime`` lays them out
-            target = root / relative
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, target)
+        if cache is not None and (shared := _shared_runtime(files, cache)) is not None:
+            root = shared
+        else:
+            workdir = tempfile.TemporaryDirectory(prefix="jsii-runtime-")
+            root = Path(workdir.name)
+            _copy_runtime(files, root)
         kernel = _spawn_kernel(root / "lib" / "program.js", copy_output=False)
     except OSError:
-        workdir.cleanup()
+        if workdir is not None:
+            workdir.cleanup()
         return None
     kernel.workdir = workdir
     with _early_lock:
         _early_kernels.append(kernel)
     atexit.register(stop_early_kernels)
     return kernel
+
+
+def _copy_runtime(files: Mapping[Path, str], root: Path) -> None:
+    for source, relative in files.items():  # as jsii's ``_NodeProcess._jsii_runtime`` lays them out
+        target = root / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+
+
+def _shared_runtime(files: Mapping[Path, str], parent: Path) -> Path | None:
+    """``parent/jsii-runtime-<digest of the files>``, written once (to a temporary name, then renamed,
+    so no process sees it half written) and never changed; None when it cannot be written."""
+    digest = hashlib.sha1()
+    for source, relative in sorted(files.items(), key=lambda item: item[1]):
+        stat = source.stat()
+        digest.update(f"{source}\0{relative}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
+    root = parent / f"jsii-runtime-{digest.hexdigest()[:16]}"
+    if (root / "lib" / "program.js").is_file():
+        return root
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".jsii-runtime-", dir=parent))
+    except OSError:
+        return None
+    try:
+        _copy_runtime(files, staging)
+        staging.rename(root)
+    except OSError:  # another process put it in place first, or the folder is not writable
+        shutil.rmtree(staging, ignore_errors=True)
+    return root if (root / "lib" / "program.js").is_file() else None
 
 
 def stop_early_kernels() -> None:

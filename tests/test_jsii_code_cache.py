@@ -24,7 +24,8 @@ CODE_CACHE = REPO_ROOT / "cli" / "jsii_code_cache.js"
 _LOADER = """
 const { install } = require(process.env.CODE_CACHE);
 const stats = install(process.env.CACHE_ROOT, JSON.parse(process.env.CACHE_OPTIONS || '{}'));
-const exported = process.argv.slice(2).map((file) => require(file));
+const calls = Number(process.env.CALLS || 0);
+const exported = process.argv.slice(2).map((file) => (calls ? require(file)() : require(file)));
 process.on('exit', () => console.log(JSON.stringify({ exported, stats })));
 """
 
@@ -36,7 +37,7 @@ def _node() -> str:
 
 
 def _load(
-    tmp_path: Path, cache: Path, *modules: Path, node_flags: tuple[str, ...] = (), **options: int
+    tmp_path: Path, cache: Path, *modules: Path, node_flags: tuple[str, ...] = (), calls: int = 0, **options: int
 ) -> dict[str, Any]:
     loader = tmp_path / "loader.js"
     loader.write_text(_LOADER)
@@ -47,6 +48,7 @@ def _load(
             "CODE_CACHE": str(CODE_CACHE),
             "CACHE_ROOT": str(cache),
             "CACHE_OPTIONS": json.dumps(options),
+            "CALLS": str(calls),
         },
         capture_output=True,
         text=True,
@@ -103,6 +105,49 @@ def test_a_second_process_compiles_from_the_first_ones_entries_and_gets_the_same
     tag = "process.version + '-' + process.arch + '-' + require('v8').cachedDataVersionTag()"
     runtime = [_node(), "--print", tag]
     assert directory.name == subprocess.run(runtime, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_an_entry_another_process_wrote_meanwhile_is_left_as_it_wrote_it(tmp_path: Path) -> None:
+    """Processes started together all miss; the first to end writes, the others do not write again."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    module = _module(tmp_path / "m.js", "module.exports = 'shared';\n")
+    _load(tmp_path, first, module)
+    ((entry, data),) = ((p, p.read_bytes()) for p in first.glob("*/*"))
+    # While the second process runs (after its miss), its cache gets the entry the first one wrote.
+    target = second / entry.parent.name
+    writer = _module(
+        tmp_path / "writer.js",
+        "module.exports = require('./m.js');\n"  # a miss: compiled from source
+        f"require('fs').mkdirSync({str(target)!r}, {{ recursive: true }});\n"
+        f"require('fs').copyFileSync({str(entry)!r}, {str(target / entry.name)!r});\n",
+    )
+    result = _load(tmp_path, second, writer)
+    assert (result["exported"], result["stats"]["misses"], result["stats"]["written"]) == (
+        ["shared"],
+        2,
+        1,
+    )  # writer.js
+    assert (target / entry.name).read_bytes() == data
+
+
+def test_an_entry_serves_only_a_file_of_its_name_whose_stack_frames_it_names(tmp_path: Path) -> None:
+    """V8's cache data names the file it was made from (stack traces show it; aws-cdk-lib tells jsii's
+    frames from its own by it). Inside a package the name counts from ``node_modules/`` on: each kernel
+    links the packages into a folder of its own."""
+    cache = tmp_path / "cache"
+    text = "module.exports = () => new Error('here').stack.split('\\n')[1];\n"
+    here, there = (_module((tmp_path / name).with_suffix(".js"), text) for name in ("here", "there"))
+    for module in (here, there):
+        frame = _load(tmp_path, cache, module, calls=1)
+        assert (frame["stats"]["misses"], module.name in frame["exported"][0]) == (1, True)
+    linked = []
+    for kernel in ("kernel-a", "kernel-b"):
+        package = tmp_path / kernel / "node_modules" / "pkg"
+        package.mkdir(parents=True)
+        linked.append(_module(package / "index.js", text))
+    assert _load(tmp_path, cache, linked[0], calls=1)["stats"]["misses"] == 1
+    shared = _load(tmp_path, cache, linked[1], calls=1)
+    assert shared["stats"]["hits"] == 1 and "node_modules/pkg/index.js:1:" in shared["exported"][0]
 
 
 def test_a_module_changed_to_text_of_the_same_length_runs_the_new_text(tmp_path: Path) -> None:
@@ -248,9 +293,13 @@ def test_a_cache_past_its_size_drops_other_versions_first(tmp_path: Path) -> Non
     old_version = cache / "v0.0.0-x64-1"
     old_version.mkdir(parents=True)
     (old_version / ("0" * 40)).write_bytes(b"\0" * 4096)
+    runtime = cache / "jsii-runtime-0123456789abcdef" / "lib"  # the kernel's runtime folder (cli/jsii_runtime.py)
+    runtime.mkdir(parents=True)
+    (runtime / "program.js").write_bytes(b"\0" * 4096)
     module = _module(tmp_path / "m.js", "module.exports = 'kept';\n")
     _load(tmp_path, cache, module, maxBytes=2048)
     assert not old_version.exists()
+    assert (runtime / "program.js").exists()
     assert _load(tmp_path, cache, module)["stats"]["hits"] == 1
 
 

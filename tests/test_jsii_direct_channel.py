@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from cli.jsii_runtime import DIRECT_CHANNEL, code_cache_dir
+from cli.jsii_runtime import CODE_CACHE_ENV, DIRECT_CHANNEL, code_cache_dir
 from config.load import REPO_ROOT
 
 _FAKE_KERNEL = """
@@ -99,13 +99,15 @@ for name, text in sorted(files.items()):
 """
 
 
-def _python(script: str, argument: str, *, packages: Path | None = None) -> subprocess.CompletedProcess[str]:
+def _python(
+    script: str, argument: str, *, packages: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """``script`` run by a fresh interpreter in the repository (and ``packages``, when given)."""
     path = f"{REPO_ROOT}:{packages}" if packages else str(REPO_ROOT)
     result = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(script), argument],
         cwd=REPO_ROOT,
-        env=os.environ | {"PYTHONPATH": path},
+        env=os.environ | {"PYTHONPATH": path} | (env or {}),
         capture_output=True,
         text=True,
         timeout=120,
@@ -122,15 +124,23 @@ def _render(channel: str) -> tuple[dict[str, Any], str]:
     return json.loads(first), files
 
 
+def _without_code_cache(argv: list[str]) -> list[str]:
+    """The kernel's command line without its last argument, the code cache's directory (when there is one)."""
+    cache = code_cache_dir(os.environ)
+    if cache is None:
+        return argv
+    assert argv[-1] == str(cache)  # the modules compile from the V8 code cache
+    return argv[:-1]
+
+
 @pytest.mark.synth
 def test_direct_channel_renders_what_jsii_launcher_renders_without_its_relay_process() -> None:
     launcher, launcher_files = _render("launcher")
     direct, direct_files = _render("direct")
     assert direct_files == launcher_files
     assert launcher["argv"][-1].endswith("/bin/jsii-runtime.js") and launcher["children"] == 1  # the relay
-    *_, preserve, channel, kernel, api_fd, cache = direct["argv"]
+    *_, preserve, channel, kernel, api_fd = _without_code_cache(direct["argv"])
     assert (preserve, channel, api_fd.isdigit()) == ("--preserve-symlinks", str(DIRECT_CHANNEL), True)
-    assert cache == str(code_cache_dir(os.environ))  # the modules compile from the V8 code cache
     assert kernel.endswith("/lib/program.js") and direct["children"] == 0
 
 
@@ -143,7 +153,7 @@ def test_a_kernel_started_before_jsii_is_imported_is_the_one_the_runtime_uses() 
     # Every assembly the render loads was sent to the kernel at spawn, in the order the render loads them.
     assert early["preloaded"] == early["loads"] == ["constructs", "cdk8s", "cdk8s-plus-37"]
     assert early["sent"] == 3
-    *_, channel, kernel, _, _ = early["argv"]
+    *_, channel, kernel, _ = _without_code_cache(early["argv"])
     assert channel == str(DIRECT_CHANNEL) and Path(kernel).parent.parent.name.startswith("jsii-runtime-")
 
 
@@ -200,21 +210,31 @@ if child == 0:  # a forked child neither takes nor stops its parent's kernel
     jsii_runtime.stop_early_kernels()
     os._exit(0 if jsii_runtime._adopt_early_kernel() is None else 1)
 _, status = os.waitpid(child, 0)
-print(json.dumps({"pid": kernel.process.pid, "workdir": kernel.workdir.name, "child": status,
+runtime = str(kernel.workdir.name if kernel.workdir else os.path.dirname(os.path.dirname(kernel.process.args[-3])))
+print(json.dumps({"pid": kernel.process.pid, "runtime": runtime, "copy": kernel.workdir is not None, "child": status,
                   "alive": kernel.process.poll() is None, "taken_after_change": changed is not None}), flush=True)
 if sys.argv[1] == "exit_now":
     warm.exit_now(0)
 """
 
 
+@pytest.mark.parametrize("cache", ["on", "off"])
 @pytest.mark.parametrize("leaving", ["exit_now", "interpreter exit"])
-def test_a_kernel_started_early_that_nothing_adopts_is_stopped_with_its_files(leaving: str) -> None:
-    result = _python(_UNADOPTED, leaving)
+def test_a_kernel_started_early_that_nothing_adopts_is_stopped_with_its_files(
+    leaving: str, cache: str, tmp_path: Path
+) -> None:
+    """Its runtime files: a temp copy, removed; with the code cache, the folder per jsii release in the
+    cache (which the cached code names), kept for the next kernel."""
+    cache_dir = tmp_path / "code-cache"
+    result = _python(_UNADOPTED, leaving, env={CODE_CACHE_ENV: str(cache_dir) if cache == "on" else "off"})
     kernel = json.loads(result.stdout)
     assert not kernel["taken_after_change"]
     assert kernel["child"] == 0 and kernel["alive"]  # still there after the child left
     assert not Path(f"/proc/{kernel['pid']}").exists()  # stopped and reaped, not left to init
-    assert not Path(kernel["workdir"]).exists()
+    runtime = Path(kernel["runtime"])
+    assert (kernel["copy"], runtime.exists()) == ((False, True) if cache == "on" else (True, False))
+    if cache == "on":
+        assert runtime.parent == cache_dir and (runtime / "lib" / "program.js").is_file()
     assert result.stderr == ""
 
 
