@@ -106,7 +106,8 @@ function install(root, { maxBytes = MAX_BYTES, refreshShare = REFRESH_SHARE } = 
 // folder, and are told apart as the same package's); the kernel's own program.js runs from one
 // folder per jsii release (cli/jsii_runtime.py).
 function scriptName(filename) {
-  const index = filename.lastIndexOf(`${path.sep}node_modules${path.sep}`);
+  // The first `node_modules/` is the kernel's own: a package bundled inside another keeps its parent's name.
+  const index = filename.indexOf(`${path.sep}node_modules${path.sep}`);
   return index === -1 ? filename : filename.slice(index + 1);
 }
 

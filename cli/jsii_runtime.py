@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
@@ -221,16 +222,13 @@ def _spawn_early_kernel() -> _Kernel | None:
     files = _embedded_runtime_files()
     if files is None:
         return None
-    cache = code_cache_dir(_kernel_environment())
     workdir: tempfile.TemporaryDirectory[str] | None = None
     try:
-        if cache is not None and (shared := _shared_runtime(files, cache)) is not None:
-            root = shared
-        else:
+        if (program := _shared_program(files)) is None:
             workdir = tempfile.TemporaryDirectory(prefix="jsii-runtime-")
-            root = Path(workdir.name)
-            _copy_runtime(files, root)
-        kernel = _spawn_kernel(root / "lib" / "program.js", copy_output=False)
+            _copy_runtime(files, Path(workdir.name))
+            program = Path(workdir.name) / "lib" / "program.js"
+        kernel = _spawn_kernel(program, copy_output=False)
     except OSError:
         if workdir is not None:
             workdir.cleanup()
@@ -249,23 +247,47 @@ def _copy_runtime(files: Mapping[Path, str], root: Path) -> None:
         shutil.copyfile(source, target)
 
 
+def _shared_program(files: Mapping[Path, str] | None = None) -> Path | None:
+    """``lib/program.js`` in the folder per jsii release in the code cache (``_shared_runtime``), or
+    None when the cache is off or the folder cannot be written."""
+    files = files if files is not None else _embedded_runtime_files()
+    cache = code_cache_dir(_kernel_environment())
+    if files is None or cache is None:
+        return None
+    root = _shared_runtime(files, cache)
+    return None if root is None else root / "lib" / "program.js"
+
+
 def _shared_runtime(files: Mapping[Path, str], parent: Path) -> Path | None:
-    """``parent/jsii-runtime-<digest of the files>``, written once (to a temporary name, then renamed,
-    so no process sees it half written) and never changed; None when it cannot be written."""
+    """``parent/jsii-runtime-<digest of the files' contents>``, written once (synced, under a temporary
+    name, then renamed, so no process sees it half written) and never changed; None when it cannot
+    be written. Staging folders a killed process left over an hour ago are removed then."""
+    try:
+        contents = {relative: source.read_bytes() for source, relative in sorted(files.items(), key=lambda f: f[1])}
+    except OSError:
+        return None
     digest = hashlib.sha1()
-    for source, relative in sorted(files.items(), key=lambda item: item[1]):
-        stat = source.stat()
-        digest.update(f"{source}\0{relative}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
+    for relative, data in contents.items():
+        digest.update(f"{relative}\0{len(data)}\0".encode() + data)
     root = parent / f"jsii-runtime-{digest.hexdigest()[:16]}"
     if (root / "lib" / "program.js").is_file():
         return root
     try:
         parent.mkdir(parents=True, exist_ok=True)
+        for stale in parent.glob(".jsii-runtime-*"):
+            with suppress(OSError):
+                if time.time() - stale.stat().st_mtime > 3600:
+                    shutil.rmtree(stale, ignore_errors=True)
         staging = Path(tempfile.mkdtemp(prefix=".jsii-runtime-", dir=parent))
     except OSError:
         return None
     try:
-        _copy_runtime(files, staging)
+        for relative, data in contents.items():
+            target = staging / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with target.open("wb") as file:
+                file.write(data)
+                os.fsync(file.fileno())
         staging.rename(root)
     except OSError:  # another process put it in place first, or the folder is not writable
         shutil.rmtree(staging, ignore_errors=True)
@@ -493,8 +515,8 @@ def use_direct_channel() -> None:
             if "JSII_RUNTIME" in os.environ:
                 own_start(self)
                 return
-            launcher = Path(self._jsii_runtime())  # <unpacked runtime>/bin/jsii-runtime.js, removed on stop
-            program = launcher.parent.parent / "lib" / "program.js"
+            # The cache's runtime folder (the cached code names it), else jsii's own unpacked copy (removed on stop).
+            program = _shared_program() or Path(self._jsii_runtime()).parent.parent / "lib" / "program.js"
             if not program.is_file():  # another layout than the pinned jsii's: its own launcher knows it
                 own_start(self)
                 return

@@ -148,6 +148,12 @@ def test_an_entry_serves_only_a_file_of_its_name_whose_stack_frames_it_names(tmp
     assert _load(tmp_path, cache, linked[0], calls=1)["stats"]["misses"] == 1
     shared = _load(tmp_path, cache, linked[1], calls=1)
     assert shared["stats"]["hits"] == 1 and "node_modules/pkg/index.js:1:" in shared["exported"][0]
+    # The same file bundled inside two packages: aws-cdk-lib names a frame by its first package.
+    for parent in ("a", "b"):
+        nested = tmp_path / "kernel-a" / "node_modules" / parent / "node_modules" / "pkg"
+        nested.mkdir(parents=True)
+        frame = _load(tmp_path, cache, _module(nested / "index.js", text), calls=1)
+        assert frame["stats"]["misses"] == 1 and f"node_modules/{parent}/node_modules/pkg/" in frame["exported"][0]
 
 
 def test_a_module_changed_to_text_of_the_same_length_runs_the_new_text(tmp_path: Path) -> None:

@@ -142,6 +142,8 @@ def test_direct_channel_renders_what_jsii_launcher_renders_without_its_relay_pro
     *_, preserve, channel, kernel, api_fd = _without_code_cache(direct["argv"])
     assert (preserve, channel, api_fd.isdigit()) == ("--preserve-symlinks", str(DIRECT_CHANNEL), True)
     assert kernel.endswith("/lib/program.js") and direct["children"] == 0
+    cache = code_cache_dir(os.environ)  # the runtime's own start runs jsii's runtime from the cache's folder too
+    assert cache is None or Path(kernel).parent.parent.parent == cache
 
 
 @pytest.mark.synth
