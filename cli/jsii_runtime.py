@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import atexit
+import functools
 import hashlib
 import importlib.util
 import io
@@ -216,18 +217,16 @@ def _spawn_early_kernel() -> _Kernel | None:
     they or Node.js are missing (the runtime's own start then says so when it is used).
 
     With the code cache on, the copy is one folder per jsii release in the cache
-    (``_shared_runtime``): V8's cached code names the file it was compiled from, and aws-cdk-lib
+    (``_shared_program``): V8's cached code names the file it was compiled from, and aws-cdk-lib
     tells jsii's frames from its own by that folder, so it must be the same in every process.
     """
-    files = _embedded_runtime_files()
-    if files is None:
-        return None
     workdir: tempfile.TemporaryDirectory[str] | None = None
     try:
-        if (program := _shared_program(files)) is None:
+        if (program := _shared_program()) is None:
+            if (contents := _runtime_contents()) is None:
+                return None
             workdir = tempfile.TemporaryDirectory(prefix="jsii-runtime-")
-            _copy_runtime(files, Path(workdir.name))
-            program = Path(workdir.name) / "lib" / "program.js"
+            program = _write_runtime(contents, Path(workdir.name))
         kernel = _spawn_kernel(program, copy_output=False)
     except OSError:
         if workdir is not None:
@@ -240,38 +239,51 @@ def _spawn_early_kernel() -> _Kernel | None:
     return kernel
 
 
-def _copy_runtime(files: Mapping[Path, str], root: Path) -> None:
-    for source, relative in files.items():  # as jsii's ``_NodeProcess._jsii_runtime`` lays them out
+def _runtime_contents() -> dict[str, bytes] | None:
+    """jsii's runtime files by the path jsii lays each out at (``_NodeProcess._jsii_runtime``)."""
+    files = _embedded_runtime_files()
+    if files is None:
+        return None
+    try:
+        return {relative: source.read_bytes() for source, relative in sorted(files.items(), key=lambda f: f[1])}
+    except OSError:
+        return None
+
+
+def _write_runtime(contents: Mapping[str, bytes], root: Path, *, sync: bool = False) -> Path:
+    """Write the runtime files under ``root`` (``sync``: to disk before returning); its ``lib/program.js``."""
+    for relative, data in contents.items():
         target = root / relative
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, target)
+        with target.open("wb") as file:
+            file.write(data)
+            if sync:
+                os.fsync(file.fileno())
+    return root / "lib" / "program.js"
 
 
-def _shared_program(files: Mapping[Path, str] | None = None) -> Path | None:
-    """``lib/program.js`` in the folder per jsii release in the code cache (``_shared_runtime``), or
-    None when the cache is off or the folder cannot be written."""
-    files = files if files is not None else _embedded_runtime_files()
+def _shared_program() -> Path | None:
+    """``lib/program.js`` in the folder per jsii release in the code cache, or None when the cache is
+    off or the folder cannot be written (found once per process, and inherited by a forked one)."""
     cache = code_cache_dir(_kernel_environment())
-    if files is None or cache is None:
-        return None
-    root = _shared_runtime(files, cache)
-    return None if root is None else root / "lib" / "program.js"
+    return None if cache is None else _shared_runtime(cache)
 
 
-def _shared_runtime(files: Mapping[Path, str], parent: Path) -> Path | None:
-    """``parent/jsii-runtime-<digest of the files' contents>``, written once (synced, under a temporary
-    name, then renamed, so no process sees it half written) and never changed; None when it cannot
-    be written. Staging folders a killed process left over an hour ago are removed then."""
-    try:
-        contents = {relative: source.read_bytes() for source, relative in sorted(files.items(), key=lambda f: f[1])}
-    except OSError:
+@functools.cache
+def _shared_runtime(parent: Path) -> Path | None:
+    """``parent/jsii-runtime-<digest of the files' contents>/lib/program.js``, written once (synced,
+    under a temporary name, then renamed, so no process sees it half written) and never changed;
+    None when it cannot be written. Staging folders a killed process left over an hour ago go then."""
+    contents = _runtime_contents()
+    if contents is None:
         return None
     digest = hashlib.sha1()
     for relative, data in contents.items():
         digest.update(f"{relative}\0{len(data)}\0".encode() + data)
     root = parent / f"jsii-runtime-{digest.hexdigest()[:16]}"
-    if (root / "lib" / "program.js").is_file():
-        return root
+    program = root / "lib" / "program.js"
+    if program.is_file():
+        return program
     try:
         parent.mkdir(parents=True, exist_ok=True)
         for stale in parent.glob(".jsii-runtime-*"):
@@ -282,16 +294,11 @@ def _shared_runtime(files: Mapping[Path, str], parent: Path) -> Path | None:
     except OSError:
         return None
     try:
-        for relative, data in contents.items():
-            target = staging / relative
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with target.open("wb") as file:
-                file.write(data)
-                os.fsync(file.fileno())
+        _write_runtime(contents, staging, sync=True)
         staging.rename(root)
     except OSError:  # another process put it in place first, or the folder is not writable
         shutil.rmtree(staging, ignore_errors=True)
-    return root if (root / "lib" / "program.js").is_file() else None
+    return program if program.is_file() else None
 
 
 def stop_early_kernels() -> None:
