@@ -85,8 +85,12 @@ typecheck: $(TEST_STAMP)
 # Bytecode is written (into the ignored __pycache__ folders) even where PYTHONDONTWRITEBYTECODE is set:
 # otherwise every worker and every command the tests start compiles the project's modules again, and
 # pytest rewrites every test module again (~2 s per worker).
+# --dist loadfile: a module's tests run in one worker, so a module-scoped fixture (a synthesized
+# environment, the 60 API-order stacks) is built once, not once per worker that draws one of its tests.
+# (loadgroup would be finer, but pytest-xdist 3.8 loses its groups under pytest 9.2: the nodeid
+# rewrite it groups by no longer takes.)
 pytest: $(TEST_STAMP) $(LAUNCHER_STAMP)  ## The tests, on every core (pytest-xdist)
-	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q -n auto
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q -n auto --dist loadfile
 
 cdk-synth: $(STAMP) $(NODE_STAMP)  ## cdk synth through cdk.json (the CDK CLI way)
 	$(CDK) synth $(CDK_SELECT) --quiet
