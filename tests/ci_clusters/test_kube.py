@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kubernetes.client.exceptions import ApiException
 
 from cli.kube import KubeApi, find_kubeconfig
 
@@ -25,6 +24,8 @@ class FakeApiClient:
         self.calls: list[dict[str, Any]] = []
 
     def call_api(self, path: str, method: str, **kwargs: Any) -> _Response:
+        from kubernetes.client.exceptions import ApiException  # the client package takes ~1 s to import
+
         self.calls.append({"path": path, "method": method, **kwargs})
         status, document = self.answers.get(path, (404, None))
         if status >= 400:
@@ -48,6 +49,8 @@ def test_delete_tolerates_absent_objects_but_not_other_errors() -> None:
     fake = FakeApiClient({"/api/v1/namespaces/gone": (404, None), "/api/v1/namespaces/locked": (403, None)})
     kube = KubeApi(fake)
     kube.delete("/api/v1/namespaces/gone")
+    from kubernetes.client.exceptions import ApiException
+
     assert fake.calls[0]["body"]["propagationPolicy"] == "Foreground"
     with pytest.raises(ApiException):
         kube.delete("/api/v1/namespaces/locked")
