@@ -11,6 +11,14 @@ import pytest
 from cli.kube import KubeApi, find_kubeconfig
 
 
+def _api_exception() -> Any:
+    """The client's ``ApiException``, imported when a test needs it: the client package takes about
+    1 s to import, which every test worker would otherwise pay at collection."""
+    from kubernetes.client.exceptions import ApiException
+
+    return ApiException
+
+
 class _Response:
     def __init__(self, document: dict[str, Any] | None) -> None:
         self.data = json.dumps(document).encode() if document is not None else b""
@@ -24,12 +32,10 @@ class FakeApiClient:
         self.calls: list[dict[str, Any]] = []
 
     def call_api(self, path: str, method: str, **kwargs: Any) -> _Response:
-        from kubernetes.client.exceptions import ApiException  # the client package takes ~1 s to import
-
         self.calls.append({"path": path, "method": method, **kwargs})
         status, document = self.answers.get(path, (404, None))
         if status >= 400:
-            raise ApiException(status=status, reason="Not Found" if status == 404 else "Error")
+            raise _api_exception()(status=status, reason="Not Found" if status == 404 else "Error")
         return _Response(document)
 
 
@@ -49,10 +55,8 @@ def test_delete_tolerates_absent_objects_but_not_other_errors() -> None:
     fake = FakeApiClient({"/api/v1/namespaces/gone": (404, None), "/api/v1/namespaces/locked": (403, None)})
     kube = KubeApi(fake)
     kube.delete("/api/v1/namespaces/gone")
-    from kubernetes.client.exceptions import ApiException
-
     assert fake.calls[0]["body"]["propagationPolicy"] == "Foreground"
-    with pytest.raises(ApiException):
+    with pytest.raises(_api_exception()):
         kube.delete("/api/v1/namespaces/locked")
 
 
