@@ -12,7 +12,7 @@ from pathlib import Path
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-from cli.warm import run_command, warm_cdk8s
+from cli.warm import imports_loaded, run_command, warm_cdk8s
 
 
 def main(argv: list[str] | None = None, *, fast_path: bool = False) -> int:
@@ -31,6 +31,7 @@ def main(argv: list[str] | None = None, *, fast_path: bool = False) -> int:
         from charts.render import render_environment
         from config.teams import load_team_runs
 
+        imports_loaded()
         runs = load_team_runs(env, teams_dir=Path(args.teams)) if args.teams else None
         objects = render_environment(env, team_runs=runs).all_objects()
     except ConfigError as error:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
 from cli.output import replace_dir_on_success
-from cli.warm import run_command, warm_cdk8s
+from cli.warm import imports_loaded, run_command, warm_cdk8s
 
 if TYPE_CHECKING:
     from charts.render import RenderedEnvironment
@@ -55,13 +55,11 @@ def main(argv: list[str] | None = None, *, fast_path: bool = False) -> int:
 
     try:
         env = load_environment(name=args.env or None, path=args.config or None)
-        runs = None
-        if args.teams:
-            from config.teams import load_team_runs
-
-            runs = load_team_runs(env, teams_dir=Path(args.teams))
         from charts.render import render_checked
+        from config.teams import load_team_runs
 
+        imports_loaded()
+        runs = load_team_runs(env, teams_dir=Path(args.teams)) if args.teams else None
         rendered = render_checked(env, team_runs=runs, config_file=args.config or None)
     except ConfigError as error:
         return error.report()

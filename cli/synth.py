@@ -41,7 +41,7 @@ if __name__ == "__main__":  # before the configuration's imports (both import on
 import charts
 import stacks
 from cli.output import replace_dir_on_success, swap_in
-from cli.warm import exit_now, run_command
+from cli.warm import exit_now, imports_loaded, run_command
 from config import ConfigError, EnvironmentConfig, load_environment
 from config.load import REPO_ROOT
 
@@ -102,6 +102,8 @@ def _render_dist(
     prepare_runtime(charts.JSII_MODULES)
     from charts.render import render_checked
     from cli.render import note_lines, write_dist
+
+    imports_loaded()
 
     # Stopped early (the CloudFormation side failed): stop this process's jsii runtime too.
     signal.signal(signal.SIGTERM, lambda *_: exit_now(1))
@@ -197,6 +199,7 @@ def main(
         try:
             with replace_dir_on_success(Path(args.cdk_out)) as staging:
                 _load_cdk()
+                imports_loaded()
                 rendered = _received(received, renderer)
                 cdk = synth_cloudformation(env, staging, rendered.objects)
                 warnings = [*rendered.warnings, *cdk]  # printed once everything succeeded: a failure stays one line
