@@ -5,8 +5,8 @@
 // instead, as file descriptor argv[3]; the kernel's fd 3 reads and writes go to it. Standard output
 // and error stay plain pipes, so console output, the kernel's own errors and child processes that
 // inherit stdio never reach the API stream. argv[4], when given, is the directory of the V8 code
-// cache the kernel's modules compile with (jsii_code_cache.js). The kernel compiles with one assertion
-// message made lazy (jsii_lazy_messages.js).
+// cache the kernel's modules compile with (jsii_code_cache.js). The kernel bundle compiles with two of its
+// statements rewritten (jsii_kernel_rewrites.js).
 const fs = require('fs');
 
 const KERNEL_FD = 3;
@@ -27,6 +27,6 @@ if (process.argv[4]) {
   require('./jsii_code_cache.js').install(process.argv[4]);
 }
 const program = require.resolve(process.argv[2]);
-require('./jsii_lazy_messages.js').install(program); // after the cache: entries are of the rewritten text
+require('./jsii_kernel_rewrites.js').install(program); // after the cache: entries are of the rewritten text
 
 require(program);
