@@ -30,11 +30,15 @@ RUN = b"template: pytorch\nreplicas: 2\ngpus_per_replica: 8\nimage: example/trai
 
 
 def _digest(root: Path) -> str:
-    """One hash over every path and byte under ``root``."""
+    """One hash over every path under ``root``, its inode, size and modification time, and the bytes of
+    each file below 1 MB: any write or replacement changes it. The asset archives (about 29 MB each)
+    count by their metadata alone, which any write to them changes (hashing their bytes cost about
+    2 s of CPU per test session)."""
     sha = hashlib.sha256()
     for path in sorted(root.rglob("*")):
-        sha.update(str(path.relative_to(root)).encode())
-        if path.is_file():
+        stat = path.lstat()
+        sha.update(f"{path.relative_to(root)}\0{stat.st_ino}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
+        if path.is_file() and stat.st_size < 1 << 20:
             sha.update(path.read_bytes())
     return sha.hexdigest()
 
