@@ -55,11 +55,14 @@ def main(argv: list[str] | None = None, *, fast_path: bool = False) -> int:
 
     try:
         env = load_environment(name=args.env or None, path=args.config or None)
+        runs = None
+        if args.teams:  # read (and a bad run file refused) before cdk8s's bindings import
+            from config.teams import load_team_runs
+
+            runs = load_team_runs(env, teams_dir=Path(args.teams))
         from charts.render import render_checked
-        from config.teams import load_team_runs
 
         imports_loaded()
-        runs = load_team_runs(env, teams_dir=Path(args.teams)) if args.teams else None
         rendered = render_checked(env, team_runs=runs, config_file=args.config or None)
     except ConfigError as error:
         return error.report()

@@ -43,10 +43,11 @@ def run_command(main: Callable[[], int]) -> None:
     the import thread (``warm_cdk8s``): an interpreter exit then would close the runtime's pipes
     under that thread, which reports it with a traceback.
 
-    The cyclic garbage collector is off until the command has imported what it runs on
-    (``imports_loaded``): the imports (pydantic, the jsii bindings, aws-cdk-lib's) make hundreds of
-    thousands of objects that live as long as the process, and each collection on the way examines
-    all of them again and frees next to nothing."""
+    The cyclic garbage collector is off from here until the command has imported what it runs on
+    (``imports_loaded``): what it imports here (the jsii bindings, aws-cdk-lib's, most of pydantic)
+    makes 100,000 to 250,000 objects that live as long as the process, and each collection on the
+    way examines all of them again and frees next to nothing. (A command's own module-level imports
+    come before it, with the collector on.)"""
     gc.disable()
     _collection_paused.append(True)
     try:

@@ -348,6 +348,28 @@ def test_make_render_fills_the_cache_once_and_renders_the_committed_files_from_i
     assert {p: p.stat().st_mtime_ns for p in cache.glob("*/*")} == filled  # every module compiled from it
     for run in ("filling", "cached"):
         assert _files(tmp_path / run / "dev") == _files(REPO_ROOT / "dist" / "dev"), run
+    # The kernel compiled the bundle rewritten (cli/jsii_kernel_rewrites.js), and the cache holds that text's entry.
+    (program,) = cache.glob("jsii-runtime-*/lib/program.js")
+    keys = json.loads(_node_output(_KERNEL_KEYS, str(program), str(REPO_ROOT / "cli" / "jsii_kernel_rewrites.js")))
+    names = {p.name for p in filled}
+    assert keys["applied"] >= 1 and (keys["rewritten"] in names, keys["shipped"] in names) == (True, False)
+
+
+# The cache keys of the kernel bundle (argv[1]) as jsii ships it and as rewritten (argv[2]'s `rewrite`).
+_KERNEL_KEYS = """
+const crypto = require('crypto');
+const program = process.argv[1];
+const shipped = require('fs').readFileSync(program, 'utf8');
+const { source, applied } = require(process.argv[2]).rewrite(shipped);
+const key = (text) => crypto.createHash('sha1').update(program).update('\\0').update(text).digest('hex');
+console.log(JSON.stringify({ applied, shipped: key(shipped), rewritten: key(source) }));
+"""
+
+
+def _node_output(script: str, *args: str) -> str:
+    done = subprocess.run([_node(), "-e", script, *args], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 def _files(root: Path) -> dict[str, bytes]:

@@ -76,13 +76,14 @@ _KERNELS = {
         const G = 'void';
         const Z = new WeakMap();
         let computed = 0;
-        function computeSerializationType(e) {
+        function computeSerializationType(e, p) {  // p: the type lookup the real one resolves names with
           computed++;
-          return [{ serializationClass: e === G ? 'Void' : 'Scalar', typeRef: e }];
+          return [{ serializationClass: e === G ? 'Void' : p.classOf(e), typeRef: e }];
         }
         STATEMENT
         const typeRef = { type: { primitive: 'string' } };
-        const returned = [serializationType(typeRef), serializationType(typeRef), serializationType(G)];
+        const lookup = { classOf: (e) => `Scalar:${e.type.primitive}` };
+        const returned = [typeRef, typeRef, G].map((e) => serializationType(e, lookup));
         console.log(JSON.stringify({ returned, failure: null, costly: Z.has(typeRef) ? 1 : 0, computed }));
     """,
 }
