@@ -52,7 +52,7 @@ function install(root, { maxBytes = MAX_BYTES, refreshShare = REFRESH_SHARE } = 
       stats.uncached++;
       return nodeCompile.call(this, content, filename, format);
     }
-    const key = crypto.createHash('sha1').update(scriptName(filename)).update('\0').update(source).digest('hex');
+    const key = entryKey(filename, source);
     const entry = path.join(dir, key);
     const stored = readEntry(entry); // undefined: none; null: damaged
     const cachedData = stored ?? undefined;
@@ -97,6 +97,11 @@ function install(root, { maxBytes = MAX_BYTES, refreshShare = REFRESH_SHARE } = 
     }
   });
   return stats;
+}
+
+// The name of the entry for module `filename` compiled from `source` (see the top of this file).
+function entryKey(filename, source) {
+  return crypto.createHash('sha1').update(scriptName(filename)).update('\0').update(source).digest('hex');
 }
 
 // V8's cache data carries the script's file name, which stack traces then show, and aws-cdk-lib
@@ -219,4 +224,4 @@ function directorySize(directory) {
   }
 }
 
-module.exports = { install, MAX_BYTES };
+module.exports = { entryKey, install, MAX_BYTES };

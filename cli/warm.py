@@ -12,7 +12,7 @@ from typing import Any
 
 _warming: list[threading.Thread] = []
 WARM_JOIN_TIMEOUT_SECONDS = 60.0
-_collection_paused: list[bool] = []
+_collection_paused = False
 
 
 def warm_cdk8s(*, fast_path: bool = False) -> None:
@@ -45,11 +45,12 @@ def run_command(main: Callable[[], int]) -> None:
 
     The cyclic garbage collector is off from here until the command has imported what it runs on
     (``imports_loaded``): what it imports here (the jsii bindings, aws-cdk-lib's, most of pydantic)
-    makes 100,000 to 250,000 objects that live as long as the process, and each collection on the
+    makes 90,000 to 175,000 objects that live as long as the process, and each collection on the
     way examines all of them again and frees next to nothing. (A command's own module-level imports
     come before it, with the collector on.)"""
+    global _collection_paused
     gc.disable()
-    _collection_paused.append(True)
+    _collection_paused = True
     try:
         code = main()
     except SystemExit as stop:
@@ -61,8 +62,9 @@ def imports_loaded() -> None:
     """In a command's process (``run_command``): the garbage collector runs from here on, over what
     the command makes next; what the imports made is left out of every collection (``gc.freeze``).
     Elsewhere (a test calling a command's ``main``) nothing changes."""
+    global _collection_paused
     if _collection_paused:
-        _collection_paused.clear()
+        _collection_paused = False
         gc.freeze()
         gc.enable()
 

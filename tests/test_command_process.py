@@ -39,9 +39,10 @@ run_command(main)
 """
 
 
-def test_a_command_collects_from_its_imports_on_and_leaves_the_imported_out() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(_COMMAND)],
+def _python(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``script`` run by a fresh interpreter in the repository, as a command's own process."""
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script), *args],
         cwd=REPO_ROOT,
         env=os.environ | {"PYTHONPATH": str(REPO_ROOT)},
         capture_output=True,
@@ -49,6 +50,10 @@ def test_a_command_collects_from_its_imports_on_and_leaves_the_imported_out() ->
         timeout=120,
         check=False,
     )
+
+
+def test_a_command_collects_from_its_imports_on_and_leaves_the_imported_out() -> None:
+    done = _python(_COMMAND)
     assert done.returncode == 3, done.stderr  # the command's own exit code, through exit_now
     seen = json.loads(done.stdout)
     assert (seen["importing"], seen["after"]) == (False, True)
@@ -113,15 +118,7 @@ def test_each_command_renders_and_synthesizes_with_the_collector_on(
         "cli.check": [],
         "cli.synth": ["--dist", str(tmp_path / "dist"), "--cdk-out", str(tmp_path / "cdk.out")],
     }[command]
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(_PROBED_COMMAND), command, "--env", "dev", *outputs],
-        cwd=REPO_ROOT,
-        env=os.environ | {"PYTHONPATH": str(REPO_ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = _python(_PROBED_COMMAND, command, "--env", "dev", *outputs)
     assert done.returncode == 0, done.stderr
     seen = sorted(line for line in done.stderr.splitlines() if line.startswith("collector "))
     assert seen == sorted(f"collector {name}: True" for name in expected)

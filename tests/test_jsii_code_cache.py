@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import zlib
@@ -16,6 +15,7 @@ import pytest
 
 from cli.jsii_runtime import CODE_CACHE_ENV, code_cache_dir
 from config.load import REPO_ROOT
+from tests.node import node, node_json
 
 CODE_CACHE = REPO_ROOT / "cli" / "jsii_code_cache.js"
 
@@ -30,19 +30,13 @@ process.on('exit', () => console.log(JSON.stringify({ exported, stats })));
 """
 
 
-def _node() -> str:
-    node = shutil.which("node")
-    assert node is not None, "Node.js is needed for the jsii kernel"
-    return node
-
-
 def _load(
     tmp_path: Path, cache: Path, *modules: Path, node_flags: tuple[str, ...] = (), calls: int = 0, **options: int
 ) -> dict[str, Any]:
     loader = tmp_path / "loader.js"
     loader.write_text(_LOADER)
     done = subprocess.run(
-        [_node(), *node_flags, str(loader), *map(str, modules)],
+        [node(), *node_flags, str(loader), *map(str, modules)],
         env={
             "PATH": os.environ["PATH"],
             "CODE_CACHE": str(CODE_CACHE),
@@ -103,7 +97,7 @@ def test_a_second_process_compiles_from_the_first_ones_entries_and_gets_the_same
     )
     (directory,) = cache.iterdir()  # one per Node.js version, architecture and V8 flags: V8 refuses others' data
     tag = "process.version + '-' + process.arch + '-' + require('v8').cachedDataVersionTag()"
-    runtime = [_node(), "--print", tag]
+    runtime = [node(), "--print", tag]
     assert directory.name == subprocess.run(runtime, capture_output=True, text=True, check=True).stdout.strip()
 
 
@@ -276,7 +270,7 @@ def test_an_error_on_line_one_reports_the_column_nodejs_reports(tmp_path: Path) 
         tmp_path / "minified.js", "const a = 1; module.exports = new Error('here').stack.split('\\n')[1];\n"
     )
     plain = subprocess.run(
-        [_node(), "--print", f"require({str(module)!r})"], capture_output=True, text=True, check=True
+        [node(), "--print", f"require({str(module)!r})"], capture_output=True, text=True, check=True
     ).stdout.rstrip("\n")
     assert plain.endswith(f"{module}:1:31)")
     for _ in range(2):  # compiled from source, then from the cache
@@ -348,28 +342,21 @@ def test_make_render_fills_the_cache_once_and_renders_the_committed_files_from_i
     assert {p: p.stat().st_mtime_ns for p in cache.glob("*/*")} == filled  # every module compiled from it
     for run in ("filling", "cached"):
         assert _files(tmp_path / run / "dev") == _files(REPO_ROOT / "dist" / "dev"), run
-    # The kernel compiled the bundle rewritten (cli/jsii_kernel_rewrites.js), and the cache holds that text's entry.
+    # The kernel compiled the bundle rewritten (cli/jsii_kernel_rewrites.js): the cache holds that text's entry.
     (program,) = cache.glob("jsii-runtime-*/lib/program.js")
-    keys = json.loads(_node_output(_KERNEL_KEYS, str(program), str(REPO_ROOT / "cli" / "jsii_kernel_rewrites.js")))
+    keys = node_json(_KERNEL_KEYS, str(program), str(CODE_CACHE), str(REPO_ROOT / "cli" / "jsii_kernel_rewrites.js"))
     names = {p.name for p in filled}
     assert keys["applied"] >= 1 and (keys["rewritten"] in names, keys["shipped"] in names) == (True, False)
 
 
-# The cache keys of the kernel bundle (argv[1]) as jsii ships it and as rewritten (argv[2]'s `rewrite`).
+# The cache's keys (argv[2]'s `entryKey`) for kernel bundle argv[1] as shipped and rewritten (argv[3]'s `rewrite`).
 _KERNEL_KEYS = """
-const crypto = require('crypto');
-const program = process.argv[1];
+const [program, cache, rewrites] = process.argv.slice(1);
 const shipped = require('fs').readFileSync(program, 'utf8');
-const { source, applied } = require(process.argv[2]).rewrite(shipped);
-const key = (text) => crypto.createHash('sha1').update(program).update('\\0').update(text).digest('hex');
-console.log(JSON.stringify({ applied, shipped: key(shipped), rewritten: key(source) }));
+const { source, applied } = require(rewrites).rewrite(shipped);
+const { entryKey } = require(cache);
+console.log(JSON.stringify({ applied, shipped: entryKey(program, shipped), rewritten: entryKey(program, source) }));
 """
-
-
-def _node_output(script: str, *args: str) -> str:
-    done = subprocess.run([_node(), "-e", script, *args], capture_output=True, text=True, timeout=60, check=False)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 def _files(root: Path) -> dict[str, bytes]:

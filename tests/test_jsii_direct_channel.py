@@ -7,7 +7,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -20,6 +19,7 @@ import pytest
 
 from cli.jsii_runtime import CODE_CACHE_ENV, DIRECT_CHANNEL, code_cache_dir
 from config.load import REPO_ROOT
+from tests.node import node
 
 _FAKE_KERNEL = """
 const fs = require('fs');
@@ -36,12 +36,10 @@ fs.writeSync(3, JSON.stringify({ ok: request.subarray(0, size).toString().trim()
 def test_the_kernel_talks_on_the_socket_and_everything_printed_stays_on_stdout_and_stderr(tmp_path: Path) -> None:
     kernel = tmp_path / "kernel.js"
     kernel.write_text(_FAKE_KERNEL)
-    node = shutil.which("node")
-    assert node is not None
     api, kernel_end = socket.socketpair()
     with api, kernel_end:
         process = subprocess.Popen(
-            [node, str(DIRECT_CHANNEL), str(kernel), str(kernel_end.fileno())],
+            [node(), str(DIRECT_CHANNEL), str(kernel), str(kernel_end.fileno())],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -4,7 +4,6 @@ holds each once, and each rewritten statement gives what jsii's own gives, witho
 from __future__ import annotations
 
 import json
-import shutil
 import socket
 import subprocess
 from pathlib import Path
@@ -13,26 +12,15 @@ from typing import Any
 import pytest
 
 from cli.jsii_runtime import DIRECT_CHANNEL, _embedded_runtime_files
+from tests.node import node, node_json
 
 KERNEL_REWRITES = DIRECT_CHANNEL.with_name("jsii_kernel_rewrites.js")
-
-
-def _node() -> str:
-    node = shutil.which("node")
-    assert node is not None, "Node.js is needed for the jsii kernel"
-    return node
-
-
-def _node_json(script: str, *args: str) -> Any:
-    done = subprocess.run([_node(), "-e", script, *args], capture_output=True, text=True, timeout=60, check=False)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
 
 
 def _shipped() -> list[str]:
     """Each rewrite's statement as jsii ships it."""
     script = f"console.log(JSON.stringify(require({json.dumps(str(KERNEL_REWRITES))}).REWRITES.map((r) => r.shipped)))"
-    shipped: list[str] = _node_json(script)
+    shipped: list[str] = node_json(script)
     return shipped
 
 
@@ -41,7 +29,7 @@ def test_the_pinned_kernel_holds_every_rewritten_statement_once() -> None:
     files = _embedded_runtime_files()
     assert files is not None
     (program,) = [source for source, relative in files.items() if relative == "lib/program.js"]
-    found = _node_json(
+    found = node_json(
         f"""
         const {{ REWRITES, rewrite }} = require({json.dumps(str(KERNEL_REWRITES))});
         const text = require('fs').readFileSync(process.argv[1], 'utf8');
@@ -93,11 +81,11 @@ _KERNELS = {
 def _run_kernel(program: Path, *, channel: bool) -> Any:
     """``program`` run by Node.js, through the direct channel (as the commands run jsii's) or alone."""
     if not channel:
-        return _node_json(program.read_text())
+        return node_json(program.read_text())
     api, kernel_end = socket.socketpair()
     with api, kernel_end:
         done = subprocess.run(
-            [_node(), str(DIRECT_CHANNEL), str(program), str(kernel_end.fileno())],
+            [node(), str(DIRECT_CHANNEL), str(program), str(kernel_end.fileno())],
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
