@@ -9,17 +9,15 @@ line on stderr and exit code 2, before any construct exists.
 from __future__ import annotations
 
 import os
-import sys
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-if __name__ == "__main__":  # the kernel loads its assemblies while the configuration imports
-    import charts
-    import stacks
+if __name__ == "__main__":  # Node.js boots while the configuration imports (the loads follow once it is good)
     from cli.jsii_runtime import start_kernel_early
 
-    start_kernel_early((*stacks.JSII_MODULES, *charts.JSII_MODULES))  # in the order main imports them
+    start_kernel_early()
 
 from config import ConfigError, EnvironmentConfig, load_environment
 
@@ -27,20 +25,31 @@ if TYPE_CHECKING:
     from charts.deployed import DeployedObjects
 
 
-def main() -> int:
-    from stacks.app_options import new_app
+def main(
+    *,
+    preload: Callable[[Sequence[str]], None] = lambda _: None,
+    prepare_runtime: Callable[[Sequence[str]], None] = lambda _: None,
+) -> int:
+    """Synthesize the environment the CDK CLI's context names into its ``CDK_OUTDIR``, the way
+    ``make synth`` does (``cli.synth``): the platform YAML renders and is checked in a forked process
+    while this one loads aws-cdk-lib, and the stacks deploy what it sends. ``preload`` and
+    ``prepare_runtime``: as for ``cli.synth.main``. The warnings are the CDK's, which the CLI prints."""
+    import stacks
+    from cli.cdk_context import cli_context
+    from cli.synth import Renderer, SynthesisFailed, synthesize_beside
 
-    app = new_app()
     try:
-        env = _environment(app.node.try_get_context("env"), app.node.try_get_context("config"))
-        env = _for_run(env, app.node.try_get_context("run_id"), app.node.try_get_context("admin_arn"))
+        context = cli_context()  # read without aws-cdk-lib: nothing that starts a thread runs before the fork
+        env = _environment(context.get("env"), context.get("config"))
+        env = _for_run(env, context.get("run_id"), context.get("admin_arn"))
     except ConfigError as error:
         return error.report()
-    try:
-        build(app, env, config_file=_text(app.node.try_get_context("config")))
-    except ConfigError as error:
-        return error.report()
-    app.synth()
+    preload(stacks.JSII_MODULES)
+    with Renderer(env, prepare_runtime=prepare_runtime, config_file=_text(context.get("config"))) as renderer:
+        try:
+            synthesize_beside(env, None, renderer, prepare_runtime)
+        except SynthesisFailed as failed:
+            return failed.code
     return 0
 
 
@@ -92,6 +101,6 @@ def build(
 
 if __name__ == "__main__":
     from cli.jsii_runtime import start_command_runtime
+    from cli.warm import run_command
 
-    start_command_runtime()  # the direct channel to the kernel started above, and the fast path
-    sys.exit(main())
+    run_command(lambda: main(preload=start_kernel_early, prepare_runtime=start_command_runtime))

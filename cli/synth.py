@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
-import multiprocessing.process
 import os
 import signal
 import sys
@@ -41,12 +40,14 @@ if __name__ == "__main__":  # before the configuration's imports (both import on
 import charts
 import stacks
 from cli.output import replace_dir_on_success, swap_in
+from cli.render import note_lines, write_dist
 from cli.warm import exit_now, imports_loaded, run_command
 from config import ConfigError, EnvironmentConfig, load_environment
 from config.load import REPO_ROOT
 
 if TYPE_CHECKING:
     from charts.deployed import DeployedObjects
+    from charts.render import RenderedEnvironment
     from config.teams import TeamRun
 
 
@@ -66,8 +67,11 @@ def load(args: argparse.Namespace) -> EnvironmentConfig:
     return for_run(env, run_id=args.run_id or None, admin_arns=tuple(args.admin_arn))
 
 
-def synth_cloudformation(env: EnvironmentConfig, outdir: Path, objects: DeployedObjects | None = None) -> list[str]:
-    """Synthesize ``env``'s stacks into ``outdir`` (``objects``: rendered and checked already).
+def synth_cloudformation(
+    env: EnvironmentConfig, outdir: Path | None, objects: DeployedObjects | None = None
+) -> list[str]:
+    """Synthesize ``env``'s stacks into ``outdir`` (``None``: the CDK CLI's ``CDK_OUTDIR``; ``objects``:
+    rendered and checked already).
 
     Returns the CDK's warnings as ``warning:`` lines (``cli.cdk_messages``), for the caller to print
     once everything succeeded: a failed synth stays one line.
@@ -76,7 +80,7 @@ def synth_cloudformation(env: EnvironmentConfig, outdir: Path, objects: Deployed
     from cli.cdk_messages import cdk_warnings
     from stacks.app_options import new_app
 
-    app = new_app(outdir=str(outdir))
+    app = new_app(outdir=None if outdir is None else str(outdir))
     build(app, env, objects)
     return cdk_warnings(app.synth())
 
@@ -88,20 +92,75 @@ def _load_cdk() -> None:
     import stacks.nag  # noqa: F401
 
 
-def _render_dist(
+class Renderer:
+    """The platform YAML rendered and checked in a forked process while this one loads aws-cdk-lib.
+
+    Forked before either side imports jsii (no runtime or thread to inherit; the synthesis's early
+    kernel is this process's alone): each side then starts its own runtime, and only the renderer's
+    loads cdk8s. The renderer sends what the stacks deploy and its ``warnings`` through a pipe, then
+    runs ``write`` (``dist/``'s staging); its exit code is the verdict. A renderer that fails has
+    printed its one-line error and closes the pipe unsent, so the synthesis stops before building
+    any stack.
+    """
+
+    def __init__(
+        self,
+        env: EnvironmentConfig,
+        *,
+        prepare_runtime: Callable[[Sequence[str]], None],
+        team_runs: list[TeamRun] | None = None,
+        config_file: str | None = None,
+        warnings: Callable[[RenderedEnvironment], list[str]] = lambda _: [],
+        write: Callable[[RenderedEnvironment], object] = lambda _: None,
+    ) -> None:
+        """``team_runs``: instead of the runs under ``teams/`` (read in the renderer); ``config_file``:
+        the environment's file when it was given by path, for the report command a refusal names."""
+        context = multiprocessing.get_context("fork")
+        self._pipe, deployed = context.Pipe(duplex=False)
+        self._process = context.Process(
+            target=_render, args=(env, team_runs, config_file, deployed, prepare_runtime, warnings, write)
+        )
+        self._process.start()
+        deployed.close()  # the renderer's end: receiving sees the end of it if the renderer stops first
+
+    def received(self) -> _Rendered:
+        """What the renderer sent; a renderer that ended without sending has reported why (its exit code)."""
+        try:
+            sent: _Rendered = self._pipe.recv()
+        except EOFError:
+            self._process.join()
+            raise _RenderFailed(self._process.exitcode or 1) from None
+        return sent
+
+    def succeeded(self) -> None:
+        """Wait for the renderer's ``write``; one that failed there has printed its one-line error."""
+        self._process.join()
+        if self._process.exitcode != 0:
+            raise _RenderFailed(self._process.exitcode or 1)
+
+    def __enter__(self) -> Renderer:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        """Stop the renderer (if it still runs: the synthesis failed) and close the pipe."""
+        if self._process.is_alive():
+            self._process.terminate()
+        self._process.join()
+        self._pipe.close()
+
+
+def _render(
     env: EnvironmentConfig,
+    team_runs: list[TeamRun] | None,
     config_file: str | None,
-    teams_dir: Path,
-    team_runs: list[TeamRun],
-    staging_root: Path,
     deployed: connection.Connection,
     prepare_runtime: Callable[[Sequence[str]], None],
+    warnings: Callable[[RenderedEnvironment], list[str]],
+    write: Callable[[RenderedEnvironment], object],
 ) -> None:
-    """Child process: render and check, send the parent what its stacks deploy and the warnings to
-    print once everything succeeded, then write ``staging_root/<env>``; the exit code is the verdict."""
+    """The renderer's process (``Renderer``)."""
     prepare_runtime(charts.JSII_MODULES)
     from charts.render import render_checked
-    from cli.render import note_lines, write_dist
 
     imports_loaded()
 
@@ -111,11 +170,9 @@ def _render_dist(
         rendered = render_checked(env, team_runs=team_runs, config_file=config_file)
     except ConfigError as error:
         exit_now(error.report())
-    # The configuration's warnings read every shipped environment: here, off the synthesis's path.
-    warnings = [*configuration_warnings(env, teams_dir), *note_lines(rendered)]
-    deployed.send(_Rendered(rendered.deployed(), warnings))
+    deployed.send(_Rendered(rendered.deployed(), warnings(rendered)))
     deployed.close()
-    write_dist(env, staging_root, rendered)
+    write(rendered)
     exit_now(0)
 
 
@@ -125,17 +182,48 @@ class _Rendered:
 
     objects: DeployedObjects
     warnings: list[str]
-    """The configuration's and the render's ``warning:`` lines, printed once everything succeeded."""
+    """``warning:`` lines, printed once everything succeeded."""
 
 
-def _received(deployed: connection.Connection, renderer: multiprocessing.process.BaseProcess) -> _Rendered:
-    """What the renderer sent; a renderer that ended without sending has reported why (its exit code)."""
+class _RenderFailed(Exception):
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+class SynthesisFailed(Exception):
+    """A failed synthesis, reported already as one line; ``code`` is the exit code."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def synthesize_beside(
+    env: EnvironmentConfig,
+    outdir: Path | None,
+    renderer: Renderer,
+    prepare_runtime: Callable[[Sequence[str]], None] = lambda _: None,
+) -> list[str]:
+    """Synthesize ``env``'s stacks into ``outdir`` (``None``: the CDK CLI's ``CDK_OUTDIR``) from what
+    ``renderer`` sends, loading aws-cdk-lib while it renders; return its warnings and the CDK's once
+    both succeeded. A failure of either is one line on stderr, raised as ``SynthesisFailed``.
+    ``prepare_runtime``: as for ``main``."""
     try:
-        sent: _Rendered = deployed.recv()
-    except EOFError:
-        renderer.join()
-        raise _RenderFailed(renderer.exitcode or 1) from None
-    return sent
+        prepare_runtime(stacks.JSII_MODULES)
+        _load_cdk()
+        imports_loaded()
+        rendered = renderer.received()
+        cdk = synth_cloudformation(env, outdir, rendered.objects)
+        renderer.succeeded()
+    except _RenderFailed as failed:
+        raise SynthesisFailed(failed.code) from None
+    except ConfigError as error:
+        raise SynthesisFailed(error.report()) from None
+    except Exception as error:  # jsii reports synthesis failures (cdk-nag, validation) as runtime errors
+        print(f"error: synthesis of {env.name} failed: {_first_line(error)}", file=sys.stderr)
+        raise SynthesisFailed(1) from None
+    return [*rendered.warnings, *cdk]
 
 
 def configuration_warnings(env: EnvironmentConfig, teams_dir: Path) -> list[str]:
@@ -149,12 +237,6 @@ def configuration_warnings(env: EnvironmentConfig, teams_dir: Path) -> list[str]
 
     risks = [risk.text for risk in acknowledged_risks(env)]
     return [f"warning: {line}" for line in [*risks, *unnamed_team_directories(env, teams_dir=teams_dir)]]
-
-
-class _RenderFailed(Exception):
-    def __init__(self, code: int) -> None:
-        super().__init__(code)
-        self.code = code
 
 
 def _first_line(error: Exception) -> str:
@@ -184,40 +266,21 @@ def main(
     dist_root.mkdir(parents=True, exist_ok=True)
     preload(stacks.JSII_MODULES)
     with tempfile.TemporaryDirectory(prefix=".render-", dir=dist_root) as staging_root:
-        # Forked before either side imports jsii (no runtime or thread to inherit; the synthesis's
-        # early kernel is this process's alone): each side then starts its own runtime, and only the
-        # renderer's loads cdk8s.
-        context = multiprocessing.get_context("fork")
-        received, deployed = context.Pipe(duplex=False)
-        renderer = context.Process(
-            target=_render_dist,
-            args=(env, args.config or None, Path(args.teams), team_runs, Path(staging_root), deployed, prepare_runtime),
-        )
-        renderer.start()
-        deployed.close()  # the renderer's end: receiving sees the end of it if the renderer stops first
-        prepare_runtime(stacks.JSII_MODULES)
-        try:
-            with replace_dir_on_success(Path(args.cdk_out)) as staging:
-                _load_cdk()
-                imports_loaded()
-                rendered = _received(received, renderer)
-                cdk = synth_cloudformation(env, staging, rendered.objects)
-                warnings = [*rendered.warnings, *cdk]  # printed once everything succeeded: a failure stays one line
-                renderer.join()
-                if renderer.exitcode != 0:  # the renderer already printed its one-line error
-                    raise _RenderFailed(renderer.exitcode or 1)
-        except _RenderFailed as failed:
-            return failed.code
-        except ConfigError as error:
-            return error.report()
-        except Exception as error:  # jsii reports synthesis failures (cdk-nag, validation) as runtime errors
-            print(f"error: synthesis of {env.name} failed: {_first_line(error)}", file=sys.stderr)
-            return 1
-        finally:
-            if renderer.is_alive():
-                renderer.terminate()
-            renderer.join()
-            received.close()
+        with Renderer(
+            env,
+            prepare_runtime=prepare_runtime,
+            team_runs=team_runs,
+            config_file=args.config or None,
+            # The configuration's warnings read every shipped environment: in the renderer, off the
+            # synthesis's path.
+            warnings=lambda rendered: [*configuration_warnings(env, Path(args.teams)), *note_lines(rendered)],
+            write=lambda rendered: write_dist(env, Path(staging_root), rendered),
+        ) as renderer:
+            try:
+                with replace_dir_on_success(Path(args.cdk_out)) as staging:
+                    warnings = synthesize_beside(env, staging, renderer, prepare_runtime)
+            except SynthesisFailed as failed:
+                return failed.code
         swap_in(Path(staging_root) / env.name, dist_root / env.name)
     for line in warnings:
         print(line, file=sys.stderr)

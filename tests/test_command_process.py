@@ -39,12 +39,12 @@ run_command(main)
 """
 
 
-def _python(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+def _python(script: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """``script`` run by a fresh interpreter in the repository, as a command's own process."""
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(script), *args],
         cwd=REPO_ROOT,
-        env=os.environ | {"PYTHONPATH": str(REPO_ROOT)},
+        env=os.environ | {"PYTHONPATH": str(REPO_ROOT)} | (env or {}),
         capture_output=True,
         text=True,
         timeout=120,
@@ -108,17 +108,21 @@ runpy.run_module(command, run_name="__main__", alter_sys=True)
         ("cli.render", ["render_checked", "render_environment"]),
         ("cli.check", ["render_environment"]),
         ("cli.synth", ["render_checked", "render_environment", "new_app"]),  # the forked renderer, the synthesis
+        ("app", ["render_checked", "render_environment", "new_app"]),  # cdk synth through cdk.json, the same way
     ],
 )
 def test_each_command_renders_and_synthesizes_with_the_collector_on(
     command: str, expected: list[str], tmp_path: Path
 ) -> None:
-    outputs = {
-        "cli.render": ["--dist", str(tmp_path / "dist")],
-        "cli.check": [],
-        "cli.synth": ["--dist", str(tmp_path / "dist"), "--cdk-out", str(tmp_path / "cdk.out")],
+    dev = ["--env", "dev"]
+    arguments = {
+        "cli.render": [*dev, "--dist", str(tmp_path / "dist")],
+        "cli.check": dev,
+        "cli.synth": [*dev, "--dist", str(tmp_path / "dist"), "--cdk-out", str(tmp_path / "cdk.out")],
+        "app": [],  # the CDK CLI's way: CDK_OUTDIR and CDK_CONTEXT_JSON
     }[command]
-    done = _python(_PROBED_COMMAND, command, "--env", "dev", *outputs)
+    cdk_cli = {"CDK_OUTDIR": str(tmp_path / "cdk.out"), "CDK_CONTEXT_JSON": '{"env": "dev"}'}
+    done = _python(_PROBED_COMMAND, command, *arguments, env=cdk_cli)
     assert done.returncode == 0, done.stderr
     seen = sorted(line for line in done.stderr.splitlines() if line.startswith("collector "))
     assert seen == sorted(f"collector {name}: True" for name in expected)

@@ -4,7 +4,9 @@ stays byte-identical, and no command leaves files in the temp directory or proce
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -70,14 +72,35 @@ def _command(
     module: str, *args: str, temp: Path, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     """Run ``python -m module`` with a temp directory of its own; check it leaves it empty and no process behind."""
+    return _process([sys.executable, "-m", module, *args], temp=temp, env=env)
+
+
+def _cdk_app(
+    context: dict[str, str], outdir: Path, *, temp: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the app as the CDK CLI does (``cdk.json``'s command, ``CDK_OUTDIR``, ``CDK_CONTEXT_JSON``),
+    checked as ``_command`` checks a command."""
+    cdk_cli = {"CDK_OUTDIR": str(outdir), "CDK_CONTEXT_JSON": json.dumps(context)}
+    app = json.loads((REPO_ROOT / "cdk.json").read_text())["app"]
+    return _process(shlex.split(app), temp=temp, env=(env or {}) | cdk_cli)
+
+
+def _process(argv: list[str], *, temp: Path, env: dict[str, str] | None) -> subprocess.CompletedProcess[str]:
     token = uuid.uuid4().hex
     environ = os.environ | (env or {}) | {"TMPDIR": str(temp), MARKER: token}
-    result = subprocess.run(
-        [sys.executable, "-m", module, *args], cwd=REPO_ROOT, env=environ, capture_output=True, text=True, check=False
-    )
+    result = subprocess.run(argv, cwd=REPO_ROOT, env=environ, capture_output=True, text=True, check=False)
     assert sorted(p.name for p in temp.iterdir()) == [], "the command left files in the temp directory"
     assert _survivors(token) == [], "a process the command started outlived it"
     return result
+
+
+def _node_recorder(root: Path) -> tuple[Path, Path]:
+    """A ``JSII_NODE`` that records each Node.js start, and the file it records them in."""
+    started = root / "node-started"
+    node = root / "node"
+    node.write_text(f'#!/bin/sh\necho "$@" >> {started}\nexec node "$@"\n')
+    node.chmod(0o755)
+    return node, started
 
 
 class Workspace:
@@ -98,10 +121,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
     space = Workspace(tmp_path_factory.mktemp("commands"))
     shutil.copytree(REPO_ROOT / "teams", space.teams)
     space.temp.mkdir()
-    started = space.root / "node-started"
-    node = space.root / "node"  # records each Node.js start (``JSII_NODE``)
-    node.write_text(f'#!/bin/sh\necho "$@" >> {started}\nexec node "$@"\n')
-    node.chmod(0o755)
+    node, started = _node_recorder(space.root)
     result = space.synth("--env", "dev", env={"JSII_NODE": str(node)})
     assert result.returncode == 0, result.stderr
     # The synthesis's kernel, booted before the configuration imports and adopted, and the renderer's:
@@ -208,6 +228,20 @@ def test_make_synth_writes_the_cloud_assembly_an_in_process_synthesis_writes(
 
 
 @pytest.mark.synth
+def test_cdk_synth_writes_the_cloud_assembly_make_synth_writes(workspace: Workspace, tmp_path: Path) -> None:
+    """``cdk synth``/``diff``/``deploy`` run ``app.py`` (``cdk.json``), which renders beside the synthesis
+    as ``make synth`` does: one kernel each, nothing printed (the CLI prints the CDK's warnings), the
+    same files, no temp file or process left."""
+    node, started = _node_recorder(tmp_path)
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    result = _cdk_app({"env": "dev"}, tmp_path / "cdk.out", temp=temp, env={"JSII_NODE": str(node)})
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    assert started.read_text().count("program.js") == 2
+    assert _file_digests(tmp_path / "cdk.out") == _file_digests(workspace.cdk_out)
+
+
+@pytest.mark.synth
 @pytest.mark.parametrize("case", list(REFUSALS))
 def test_refused_input_is_one_line_exit_2_and_keeps_the_last_good_output(
     workspace: Workspace, case: str, capsys: pytest.CaptureFixture[str]
@@ -251,10 +285,7 @@ def test_render_and_check_leave_the_temp_directory_as_they_found_it(tmp_path: Pa
 def test_help_and_usage_errors_end_cleanly_before_node_starts(module: str, tmp_path: Path) -> None:
     """argparse ends these commands before jsii's Node.js kernel is started (``JSII_NODE`` here
     records each start)."""
-    started = tmp_path / "node-started"
-    node = tmp_path / "node"
-    node.write_text(f'#!/bin/sh\necho "$@" >> {started}\nexec node "$@"\n')
-    node.chmod(0o755)
+    node, started = _node_recorder(tmp_path)
     temp = tmp_path / "tmp"
     temp.mkdir()
     helped = _command(module, "--help", temp=temp, env={"JSII_NODE": str(node)})
@@ -279,13 +310,20 @@ def test_help_and_usage_errors_end_cleanly_before_node_starts(module: str, tmp_p
 
 
 @pytest.mark.synth
-def test_failed_check_stops_the_synthesis_beside_it_and_leaves_nothing_behind(workspace: Workspace) -> None:
+@pytest.mark.parametrize("path", ["make synth", "cdk synth"])
+def test_failed_check_stops_the_synthesis_beside_it_and_leaves_nothing_behind(workspace: Workspace, path: str) -> None:
     """The renderer's deadlock check fails while aws-cdk-lib loads beside it: one line, exit 2, no
-    process or temp file left, the last good output untouched (the synthesis stops when the pipe ends unsent)."""
+    process or temp file left, the last good output untouched (the synthesis stops when the pipe ends
+    unsent); ``cdk synth``'s app writes no assembly."""
     config = workspace.root / "small.yaml"
     config.write_bytes(DEV.replace(b"    min_size: 16\n    max_size: 16\n", b"    min_size: 1\n    max_size: 1\n", 1))
     before = _digest(workspace.cdk_out), _digest(workspace.dist)
-    result = workspace.synth("--config", str(config))
+    if path == "make synth":
+        result = workspace.synth("--config", str(config))
+    else:
+        outdir = workspace.root / "cdk-cli.out"
+        result = _cdk_app({"config": str(config)}, outdir, temp=workspace.temp)
+        assert not outdir.exists() or not any(outdir.iterdir())
     _assert_refused(
         result.returncode, result.stdout, result.stderr, "capacity: PodGroup/team-llm-research/", workspace, before
     )
