@@ -14,6 +14,7 @@ import pytest
 
 from cli.warm import imports_loaded
 from config.load import REPO_ROOT
+from tests.collector_probe import collector_on, collector_states, probed_environment
 
 _COMMAND = """
 import gc, json
@@ -39,12 +40,12 @@ run_command(main)
 """
 
 
-def _python(script: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def _python(script: str, *args: str) -> subprocess.CompletedProcess[str]:
     """``script`` run by a fresh interpreter in the repository, as a command's own process."""
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(script), *args],
         cwd=REPO_ROOT,
-        env=os.environ | {"PYTHONPATH": str(REPO_ROOT)} | (env or {}),
+        env=os.environ | {"PYTHONPATH": str(REPO_ROOT)},
         capture_output=True,
         text=True,
         timeout=120,
@@ -68,61 +69,28 @@ def test_outside_a_command_imports_loaded_changes_nothing() -> None:
     assert gc.isenabled() and gc.get_freeze_count() == frozen
 
 
-# Runs command argv[1] as its own process does, reporting on stderr whether the collector is on
-# when it renders (charts.render's functions, wrapped as it is imported) and when it builds the CDK app.
-_PROBED_COMMAND = """
-import gc, importlib.abc, importlib.util, runpy, sys
-
-def probed(name, function):
-    def call(*args, **kwargs):
-        print(f"collector {name}: {gc.isenabled()}", file=sys.stderr, flush=True)
-        return function(*args, **kwargs)
-    return call
-
-class Probe(importlib.abc.MetaPathFinder):
-    def find_spec(self, fullname, path, target=None):
-        if fullname not in ("charts.render", "stacks.app_options"):
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(fullname)
-        sys.meta_path.insert(0, self)
-        run = spec.loader.exec_module
-        def exec_module(module):
-            run(module)
-            for name in ("render_checked", "render_environment", "new_app"):
-                if hasattr(module, name):
-                    setattr(module, name, probed(name, getattr(module, name)))
-        spec.loader.exec_module = exec_module
-        return spec
-
-sys.meta_path.insert(0, Probe())
-command, *sys.argv[1:] = sys.argv[1:]
-runpy.run_module(command, run_name="__main__", alter_sys=True)
-"""
-
-
 @pytest.mark.synth
 @pytest.mark.parametrize(
     ("command", "expected"),
     [
-        ("cli.render", ["render_checked", "render_environment"]),
-        ("cli.check", ["render_environment"]),
-        ("cli.synth", ["render_checked", "render_environment", "new_app"]),  # the forked renderer, the synthesis
-        ("app", ["render_checked", "render_environment", "new_app"]),  # cdk synth through cdk.json, the same way
+        (["-m", "cli.render", "--env", "dev"], ["render_checked", "render_environment"]),
+        (["-m", "cli.check", "--env", "dev"], ["render_environment"]),
     ],
 )
-def test_each_command_renders_and_synthesizes_with_the_collector_on(
-    command: str, expected: list[str], tmp_path: Path
-) -> None:
-    dev = ["--env", "dev"]
-    arguments = {
-        "cli.render": [*dev, "--dist", str(tmp_path / "dist")],
-        "cli.check": dev,
-        "cli.synth": [*dev, "--dist", str(tmp_path / "dist"), "--cdk-out", str(tmp_path / "cdk.out")],
-        "app": [],  # the CDK CLI's way: CDK_OUTDIR and CDK_CONTEXT_JSON
-    }[command]
-    cdk_cli = {"CDK_OUTDIR": str(tmp_path / "cdk.out"), "CDK_CONTEXT_JSON": '{"env": "dev"}'}
-    done = _python(_PROBED_COMMAND, command, *arguments, env=cdk_cli)
+def test_each_command_renders_with_the_collector_on(command: list[str], expected: list[str], tmp_path: Path) -> None:
+    """The command as users run it, with the probe (``tests/collector_probe``) loaded into its process.
+    ``make synth`` (both of its processes) and ``cdk synth``'s app are probed where
+    ``tests/test_commands.py`` runs them already."""
+    log = tmp_path / "collector.log"
+    outputs = ["--dist", str(tmp_path / "dist")] if command[1] == "cli.render" else []
+    done = subprocess.run(
+        [sys.executable, *command, *outputs],
+        cwd=REPO_ROOT,
+        env=os.environ | probed_environment(log),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
-    seen = sorted(line for line in done.stderr.splitlines() if line.startswith("collector "))
-    assert seen == sorted(f"collector {name}: True" for name in expected)
+    assert collector_states(log) == collector_on(*expected)

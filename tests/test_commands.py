@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from config.load import REPO_ROOT
+from tests.collector_probe import PROBED_CALLS, collector_on, collector_states, probed_environment
 
 MARKER = "GPU_PLATFORM_TEST_COMMAND"
 DEV = (REPO_ROOT / "environments" / "dev.yaml").read_bytes()
@@ -107,6 +108,7 @@ class Workspace:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.cdk_out, self.dist, self.teams, self.temp = (root / n for n in ("cdk.out", "dist", "teams", "tmp"))
+        self.collector_log = root / "collector.log"  # the good synth's (``tests/collector_probe``)
 
     def outputs(self) -> tuple[str, ...]:
         return ("--cdk-out", str(self.cdk_out), "--dist", str(self.dist), "--teams", str(self.teams))
@@ -122,7 +124,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
     shutil.copytree(REPO_ROOT / "teams", space.teams)
     space.temp.mkdir()
     node, started = _node_recorder(space.root)
-    result = space.synth("--env", "dev", env={"JSII_NODE": str(node)})
+    result = space.synth("--env", "dev", env={"JSII_NODE": str(node)} | probed_environment(space.collector_log))
     assert result.returncode == 0, result.stderr
     # The synthesis's kernel, booted before the configuration imports and adopted, and the renderer's:
     # neither process's runtime had to start another.
@@ -228,6 +230,12 @@ def test_make_synth_writes_the_cloud_assembly_an_in_process_synthesis_writes(
 
 
 @pytest.mark.synth
+def test_make_synth_renders_and_builds_with_the_collector_on(workspace: Workspace) -> None:
+    """Both processes, each after its imports (``cli.warm.imports_loaded``; ``tests/test_command_process.py``)."""
+    assert collector_states(workspace.collector_log) == collector_on(*PROBED_CALLS)
+
+
+@pytest.mark.synth
 def test_cdk_synth_writes_the_cloud_assembly_make_synth_writes(workspace: Workspace, tmp_path: Path) -> None:
     """``cdk synth``/``diff``/``deploy`` run ``app.py`` (``cdk.json``), which renders beside the synthesis
     as ``make synth`` does: one kernel each, nothing printed (the CLI prints the CDK's warnings), the
@@ -235,9 +243,12 @@ def test_cdk_synth_writes_the_cloud_assembly_make_synth_writes(workspace: Worksp
     node, started = _node_recorder(tmp_path)
     temp = tmp_path / "tmp"
     temp.mkdir()
-    result = _cdk_app({"env": "dev"}, tmp_path / "cdk.out", temp=temp, env={"JSII_NODE": str(node)})
+    log = tmp_path / "collector.log"
+    probes = {"JSII_NODE": str(node)} | probed_environment(log)
+    result = _cdk_app({"env": "dev"}, tmp_path / "cdk.out", temp=temp, env=probes)
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
     assert started.read_text().count("program.js") == 2
+    assert collector_states(log) == collector_on(*PROBED_CALLS)  # it renders and builds with the collector on
     assert _file_digests(tmp_path / "cdk.out") == _file_digests(workspace.cdk_out)
 
 
