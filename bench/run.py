@@ -2,8 +2,9 @@
 
 1. The review loop: ``make render`` and ``make check`` of the default environment against a
    one-DeviceClass cdk8s-plus-37 app (the cdk8s floor).
-2. Full synthesis (``make synth`` of the default environment) against a trivial one-queue CDK
-   app and a bare Python eks-v2 cluster (one node group, one Helm chart, one cdk8s chart), and
+2. Full synthesis (``make synth`` of the default environment, and ``app.py`` as ``cdk synth`` runs
+   it) against a trivial one-queue CDK app and a bare Python eks-v2 cluster (one node group, one
+   Helm chart, one cdk8s chart), and
    the JavaScript peer's whole synth of such a cluster (EKS Blueprints, ``bench/js_peer``; measured
    when ``make bench`` has installed it).
 3. Fleet scale: ``render`` and ``check`` of generated, valid team runs (50, 200, 2,000 by
@@ -35,6 +36,7 @@ from bench.runs import write_runs
 ROOT = Path(__file__).resolve().parent.parent
 JS_PEER = ROOT / "bench" / "js_peer"
 JS_PEER_NAME = "JS peer: EKS Blueprints synth"
+CDK_APP_NAME = "cdk synth's app (app.py) dev"
 FLEET_SIZES = (50, 200, 2000)
 LARGE_FLEET = 10_000
 
@@ -47,6 +49,8 @@ def _commands(py: str, out: Path) -> dict[str, list[str]]:
         "trivial CDK app (one queue)": [py, "-m", "bench.trivial_app"],
         "bare eks-v2 cluster": [py, "-m", "bench.bare_cluster"],
         "synth dev": [py, "-m", "cli.synth", "--cdk-out", str(out / "cdk.out"), "--dist", str(out / "dist")],
+        # What `cdk synth`/`diff`/`deploy` wait for besides the CLI itself: cdk.json's app, as the CLI starts it.
+        CDK_APP_NAME: [shutil.which("env") or "env", f"CDK_OUTDIR={out / 'cdk-app.out'}", py, str(ROOT / "app.py")],
     }
 
 
@@ -159,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         bare = median["bare eks-v2 cluster"]
         print(f"synth dev / bare eks-v2 cluster{median['synth dev'] / bare:7.2f}x  (target <= 1.25x)")
         print(f"synth dev / trivial CDK app    {median['synth dev'] / median['trivial CDK app (one queue)']:7.2f}x")
+        print(f"cdk synth app / bare cluster   {median[CDK_APP_NAME] / bare:7.2f}x")
         if JS_PEER_NAME in median:
             js_peer = median[JS_PEER_NAME]
             print(f"render dev / JS peer synth     {median['render dev'] / js_peer:7.2f}x  (target < 1.0x)")
