@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Composition root: read the environment, build its stacks, synthesize.
+"""Composition root for the CDK CLI (``cdk.json``): read the environment, build its stacks, synthesize.
 
 Select an environment with ``-c env=<name>`` (``environments/<name>.yaml``) or any file
 with ``-c config=<path>``; the default is ``dev``. Bad configuration stops here with one
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
@@ -20,9 +19,6 @@ if __name__ == "__main__":  # Node.js boots while the configuration imports (the
     start_kernel_early()
 
 from config import ConfigError, EnvironmentConfig, load_environment
-
-if TYPE_CHECKING:
-    from charts.deployed import DeployedObjects
 
 
 def main(
@@ -37,15 +33,18 @@ def main(
     import stacks
     from cli.cdk_context import cli_context
     from cli.synth import Renderer, SynthesisFailed, synthesize_beside
+    from config.teams import load_team_runs
 
     try:
         context = cli_context()  # read without aws-cdk-lib: nothing that starts a thread runs before the fork
         env = _environment(context.get("env"), context.get("config"))
         env = _for_run(env, context.get("run_id"), context.get("admin_arn"))
+        team_runs = load_team_runs(env)  # a bad run file fails before any synthesis
     except ConfigError as error:
         return error.report()
     preload(stacks.JSII_MODULES)
-    with Renderer(env, prepare_runtime=prepare_runtime, config_file=_text(context.get("config"))) as renderer:
+    config_file = _text(context.get("config"))
+    with Renderer(env, prepare_runtime=prepare_runtime, team_runs=team_runs, config_file=config_file) as renderer:
         try:
             synthesize_beside(env, None, renderer, prepare_runtime)
         except SynthesisFailed as failed:
@@ -73,30 +72,6 @@ def _for_run(env: EnvironmentConfig, run_id: object, admin_arn: object) -> Envir
 
 def _text(value: object) -> str | None:
     return str(value) if value else None
-
-
-def build(
-    app: object, env: EnvironmentConfig, objects: DeployedObjects | None = None, *, config_file: str | None = None
-) -> None:
-    """Add every stack of ``env`` to ``app`` and attach the cdk-nag checks.
-
-    ``objects`` are the rendered objects the stacks deploy when the caller renders and checks
-    the platform YAML itself (``make synth``); otherwise they are rendered here, and the gate and
-    deadlock checks refuse a broken environment before any stack exists (``config_file``: the
-    environment's file when it was given by path, for the report command the refusal names).
-    """
-    from aws_cdk import App
-
-    from stacks.cluster_stack import GpuClusterStack, stack_name
-    from stacks.nag import apply_nag
-
-    assert isinstance(app, App)
-    if objects is None:
-        from charts.render import render_checked
-
-        objects = render_checked(env, config_file=config_file).deployed()
-    cluster = GpuClusterStack(app, stack_name(env), env=env, objects=objects)
-    apply_nag(app, [cluster])
 
 
 if __name__ == "__main__":

@@ -76,20 +76,19 @@ def synth_cloudformation(
     Returns the CDK's warnings as ``warning:`` lines (``cli.cdk_messages``), for the caller to print
     once everything succeeded: a failed synth stays one line.
     """
-    from app import build
     from cli.cdk_messages import cdk_warnings
     from stacks.app_options import new_app
+    from stacks.environment import add_environment_stacks
 
     app = new_app(outdir=None if outdir is None else str(outdir))
-    build(app, env, objects)
+    add_environment_stacks(app, env, objects)
     return cdk_warnings(app.synth())
 
 
 def _load_cdk() -> None:
     """Import aws-cdk-lib and the stacks, most of the synthesis's fixed cost, while the renderer renders."""
-    import app  # noqa: F401
-    import stacks.cluster_stack
-    import stacks.nag  # noqa: F401
+    import stacks.app_options
+    import stacks.environment  # noqa: F401
 
 
 class Renderer:
@@ -115,6 +114,9 @@ class Renderer:
     ) -> None:
         """``team_runs``: instead of the runs under ``teams/`` (read in the renderer); ``config_file``:
         the environment's file when it was given by path, for the report command a refusal names."""
+        if "jsii" in sys.modules:  # its runtime's threads and pipes do not survive a fork: the child would hang
+            raise RuntimeError("the renderer must be forked before jsii is imported")
+        self._env = env.name
         context = multiprocessing.get_context("fork")
         self._pipe, deployed = context.Pipe(duplex=False)
         self._process = context.Process(
@@ -129,14 +131,28 @@ class Renderer:
             sent: _Rendered = self._pipe.recv()
         except EOFError:
             self._process.join()
-            raise _RenderFailed(self._process.exitcode or 1) from None
+            raise SynthesisFailed(self._failure()) from None
         return sent
 
     def succeeded(self) -> None:
         """Wait for the renderer's ``write``; one that failed there has printed its one-line error."""
         self._process.join()
         if self._process.exitcode != 0:
-            raise _RenderFailed(self._process.exitcode or 1)
+            raise SynthesisFailed(self._failure())
+
+    def _failure(self) -> int:
+        """The exit code of a renderer that failed; one a signal ended (the out-of-memory killer, say)
+        printed nothing, so its one line is printed here."""
+        code = self._process.exitcode
+        if code is not None and code < 0:
+            name = signal.Signals(-code).name
+            print(
+                f"error: rendering {self._env} was stopped by {name}; fix: run it again (the out-of-memory "
+                "killer sends SIGKILL: check the machine's free memory)",
+                file=sys.stderr,
+            )
+            return 128 - code
+        return code or 1
 
     def __enter__(self) -> Renderer:
         return self
@@ -159,20 +175,22 @@ def _render(
     write: Callable[[RenderedEnvironment], object],
 ) -> None:
     """The renderer's process (``Renderer``)."""
-    prepare_runtime(charts.JSII_MODULES)
-    from charts.render import render_checked
-
-    imports_loaded()
-
     # Stopped early (the CloudFormation side failed): stop this process's jsii runtime too.
     signal.signal(signal.SIGTERM, lambda *_: exit_now(1))
     try:
+        prepare_runtime(charts.JSII_MODULES)
+        from charts.render import render_checked
+
+        imports_loaded()
         rendered = render_checked(env, team_runs=team_runs, config_file=config_file)
+        deployed.send(_Rendered(rendered.deployed(), warnings(rendered)))
+        deployed.close()
+        write(rendered)
     except ConfigError as error:
         exit_now(error.report())
-    deployed.send(_Rendered(rendered.deployed(), warnings(rendered)))
-    deployed.close()
-    write(rendered)
+    except Exception as error:  # one line, as for the synthesis, not multiprocessing's traceback
+        print(f"error: rendering {env.name} failed: {_first_line(error)}", file=sys.stderr)
+        exit_now(1)
     exit_now(0)
 
 
@@ -183,12 +201,6 @@ class _Rendered:
     objects: DeployedObjects
     warnings: list[str]
     """``warning:`` lines, printed once everything succeeded."""
-
-
-class _RenderFailed(Exception):
-    def __init__(self, code: int) -> None:
-        super().__init__(code)
-        self.code = code
 
 
 class SynthesisFailed(Exception):
@@ -216,8 +228,8 @@ def synthesize_beside(
         rendered = renderer.received()
         cdk = synth_cloudformation(env, outdir, rendered.objects)
         renderer.succeeded()
-    except _RenderFailed as failed:
-        raise SynthesisFailed(failed.code) from None
+    except SynthesisFailed:
+        raise
     except ConfigError as error:
         raise SynthesisFailed(error.report()) from None
     except Exception as error:  # jsii reports synthesis failures (cdk-nag, validation) as runtime errors

@@ -18,9 +18,10 @@ from typing import Any
 import pytest
 
 from config.load import REPO_ROOT
-from tests.collector_probe import PROBED_CALLS, collector_on, collector_states, probed_environment
+from tests.collector_probe import SYNTHESIS, collector_states, paused_for_imports, probed_environment
 
 MARKER = "GPU_PLATFORM_TEST_COMMAND"
+TIMEOUT_SECONDS = 120  # a command that hangs (a fork that inherits jsii's threads, say) fails, not the session
 DEV = (REPO_ROOT / "environments" / "dev.yaml").read_bytes()
 END = DEV.count(b"\n")  # the last line of dev.yaml
 
@@ -89,7 +90,9 @@ def _cdk_app(
 def _process(argv: list[str], *, temp: Path, env: dict[str, str] | None) -> subprocess.CompletedProcess[str]:
     token = uuid.uuid4().hex
     environ = os.environ | (env or {}) | {"TMPDIR": str(temp), MARKER: token}
-    result = subprocess.run(argv, cwd=REPO_ROOT, env=environ, capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        argv, cwd=REPO_ROOT, env=environ, capture_output=True, text=True, check=False, timeout=TIMEOUT_SECONDS
+    )
     assert sorted(p.name for p in temp.iterdir()) == [], "the command left files in the temp directory"
     assert _survivors(token) == [], "a process the command started outlived it"
     return result
@@ -102,6 +105,14 @@ def _node_recorder(root: Path) -> tuple[Path, Path]:
     node.write_text(f'#!/bin/sh\necho "$@" >> {started}\nexec node "$@"\n')
     node.chmod(0o755)
     return node, started
+
+
+def _kernels_started(started: Path) -> int:
+    """How many Node.js processes the recorder saw start, each of them a kernel on the direct channel
+    (``cli/jsii_direct_channel.js``; jsii's own launcher would run ``bin/jsii-runtime.js``)."""
+    starts = started.read_text().splitlines()
+    assert all("/cli/jsii_direct_channel.js " in line for line in starts), starts
+    return len(starts)
 
 
 class Workspace:
@@ -128,7 +139,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
     assert result.returncode == 0, result.stderr
     # The synthesis's kernel, booted before the configuration imports and adopted, and the renderer's:
     # neither process's runtime had to start another.
-    assert started.read_text().count("program.js") == 2
+    assert _kernels_started(started) == 2
     # The renderer's warnings come once, after everything succeeded, never from two processes at once.
     assert [line.split(": ", 2)[1] for line in result.stderr.splitlines()] == [
         "cluster_autoscaler.version",
@@ -231,8 +242,9 @@ def test_make_synth_writes_the_cloud_assembly_an_in_process_synthesis_writes(
 
 @pytest.mark.synth
 def test_make_synth_renders_and_builds_with_the_collector_on(workspace: Workspace) -> None:
-    """Both processes, each after its imports (``cli.warm.imports_loaded``; ``tests/test_command_process.py``)."""
-    assert collector_states(workspace.collector_log) == collector_on(*PROBED_CALLS)
+    """Both processes: the collector paused while each imports its jsii bindings, on with their objects
+    frozen once it renders or builds (``cli.warm``; ``tests/test_command_process.py``)."""
+    assert collector_states(workspace.collector_log) == paused_for_imports(**SYNTHESIS)
 
 
 @pytest.mark.synth
@@ -247,8 +259,8 @@ def test_cdk_synth_writes_the_cloud_assembly_make_synth_writes(workspace: Worksp
     probes = {"JSII_NODE": str(node)} | probed_environment(log)
     result = _cdk_app({"env": "dev"}, tmp_path / "cdk.out", temp=temp, env=probes)
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
-    assert started.read_text().count("program.js") == 2
-    assert collector_states(log) == collector_on(*PROBED_CALLS)  # it renders and builds with the collector on
+    assert _kernels_started(started) == 2
+    assert collector_states(log) == paused_for_imports(**SYNTHESIS)  # as make synth
     assert _file_digests(tmp_path / "cdk.out") == _file_digests(workspace.cdk_out)
 
 
@@ -309,7 +321,7 @@ def test_help_and_usage_errors_end_cleanly_before_node_starts(module: str, tmp_p
     assert not started.exists()
     if module == "cli.check":  # the recorder sees a kernel that does start
         assert _command(module, "--env", "ci", temp=temp, env={"JSII_NODE": str(node)}).returncode == 0
-        assert started.read_text().count("program.js") == 1
+        assert _kernels_started(started) == 1
     if module == "cli.synth":  # the synthesis's kernel boots while the configuration imports, before it is read
         bad = tmp_path / "bad.yaml"
         bad.write_bytes(b"name: bad\n")
@@ -317,7 +329,50 @@ def test_help_and_usage_errors_end_cleanly_before_node_starts(module: str, tmp_p
         refused = _command(module, "--config", str(bad), *outputs, temp=temp, env={"JSII_NODE": str(node)})
         assert refused.returncode == 2, refused.stderr
         assert refused.stderr.startswith("error: ") and len(refused.stderr.splitlines()) == 1
-        assert started.read_text().count("program.js") == 1  # and stopped: nothing left (``_command``)
+        assert _kernels_started(started) == 1  # and stopped: nothing left (``_command``)
+
+
+# A renderer for dev whose process fails at its first step (``prepare_runtime``) as argv[1] says.
+_FAILING_RENDERER = """
+import os, signal, sys
+from cli.synth import Renderer, SynthesisFailed
+from config import load_environment
+
+def fail(_):
+    if sys.argv[1] == "killed":
+        os.kill(os.getpid(), signal.SIGKILL)
+    raise OSError("node: not found")
+
+with Renderer(load_environment(name="dev"), prepare_runtime=fail) as renderer:
+    try:
+        renderer.received()
+    except SynthesisFailed as failed:
+        sys.exit(failed.code)
+"""
+
+
+@pytest.mark.parametrize(
+    ("failure", "code", "line"),
+    [
+        (
+            "killed",
+            128 + 9,
+            "error: rendering dev was stopped by SIGKILL; fix: run it again (the out-of-memory killer sends "
+            "SIGKILL: check the machine's free memory)",
+        ),
+        ("raises", 1, "error: rendering dev failed: node: not found"),
+    ],
+)
+def test_a_renderer_that_dies_or_raises_is_one_line(failure: str, code: int, line: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", _FAILING_RENDERER, failure],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=TIMEOUT_SECONDS,
+    )
+    assert (result.returncode, result.stderr.splitlines()) == (code, [line])
 
 
 @pytest.mark.synth

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-PROBED_CALLS = ("render_checked", "render_environment", "new_app")
+SYNTHESIS = {"imports": ("aws_cdk", "cdk8s_plus_37"), "calls": ("render_checked", "render_environment", "new_app")}
+"""What ``make synth`` and ``cdk synth``'s app import and call, over both of their processes."""
 
 
 def probed_environment(log: Path) -> dict[str, str]:
@@ -15,10 +16,14 @@ def probed_environment(log: Path) -> dict[str, str]:
 
 
 def collector_states(log: Path) -> list[str]:
-    """The probe's lines, sorted: ``collector <call>: <whether the collector was on>``."""
+    """The probe's lines, sorted."""
     return sorted(log.read_text(encoding="utf-8").splitlines()) if log.exists() else []
 
 
-def collector_on(*calls: str) -> list[str]:
-    """What ``collector_states`` reads when each of ``calls`` ran once with the collector on."""
-    return sorted(f"collector {call}: True" for call in calls)
+def paused_for_imports(*, imports: tuple[str, ...], calls: tuple[str, ...]) -> list[str]:
+    """What ``collector_states`` reads when each of ``imports`` ran with the collector off and each of
+    ``calls`` ran once with it on and the imports' objects frozen (``cli.warm``)."""
+    return sorted(
+        [f"import {module}: collector off" for module in imports]
+        + [f"call {call}: collector on, imports frozen" for call in calls]
+    )

@@ -1,8 +1,10 @@
 """Loaded by every Python process that has this folder on ``PYTHONPATH`` (``site`` imports it at
 start): it records, in the file ``COLLECTOR_PROBE_LOG`` names, whether the cyclic garbage collector
-is on each time the process renders (``charts.render``'s functions) and builds the CDK app
-(``stacks.app_options.new_app``). A command is run as users run it, only with this folder added
-(``tests/test_command_process.py``, ``tests/test_commands.py``)."""
+is on while the process imports the jsii bindings (``aws_cdk``, ``cdk8s_plus_37``: it should be
+off), and whether it is on and the imports' objects frozen each time the process renders
+(``charts.render``'s functions) and builds the CDK app (``stacks.app_options.new_app``). A command
+is run as users run it, only with this folder added (``tests/test_command_process.py``,
+``tests/test_commands.py``)."""
 
 from __future__ import annotations
 
@@ -16,14 +18,23 @@ from types import ModuleType
 from typing import Any
 
 _LOG = os.environ.get("COLLECTOR_PROBE_LOG")
-_PROBED = {"charts.render": ("render_checked", "render_environment"), "stacks.app_options": ("new_app",)}
+_PROBED_CALLS = {"charts.render": ("render_checked", "render_environment"), "stacks.app_options": ("new_app",)}
+_PROBED_IMPORTS = ("aws_cdk", "cdk8s_plus_37")
+
+
+def _record(line: str) -> None:
+    assert _LOG is not None
+    with open(_LOG, "a", encoding="utf-8") as log:
+        log.write(line + "\n")
+
+
+def _collector() -> str:
+    return "collector on" if gc.isenabled() else "collector off"
 
 
 def _probed(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
     def call(*args: Any, **kwargs: Any) -> Any:
-        assert _LOG is not None
-        with open(_LOG, "a", encoding="utf-8") as log:
-            log.write(f"collector {name}: {gc.isenabled()}\n")
+        _record(f"call {name}: {_collector()}, {'imports frozen' if gc.get_freeze_count() else 'nothing frozen'}")
         return function(*args, **kwargs)
 
     return call
@@ -31,7 +42,7 @@ def _probed(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
 
 class _Probe(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None) -> Any:
-        if fullname not in _PROBED:
+        if fullname not in _PROBED_CALLS and fullname not in _PROBED_IMPORTS:
             return None
         sys.meta_path.remove(self)
         try:
@@ -42,8 +53,10 @@ class _Probe(importlib.abc.MetaPathFinder):
         run = spec.loader.exec_module
 
         def exec_module(module: ModuleType) -> None:
+            if fullname in _PROBED_IMPORTS:
+                _record(f"import {fullname}: {_collector()}")
             run(module)
-            for name in _PROBED[fullname]:
+            for name in _PROBED_CALLS.get(fullname, ()):
                 setattr(module, name, _probed(name, getattr(module, name)))
 
         spec.loader.exec_module = exec_module  # type: ignore[method-assign]
