@@ -83,8 +83,9 @@ def _cdk_app(
     """Run the app as the CDK CLI does (``cdk.json``'s command, ``CDK_OUTDIR``, ``CDK_CONTEXT_JSON``),
     checked as ``_command`` checks a command."""
     cdk_cli = {"CDK_OUTDIR": str(outdir), "CDK_CONTEXT_JSON": json.dumps(context)}
-    app = json.loads((REPO_ROOT / "cdk.json").read_text())["app"]
-    return _process(shlex.split(app), temp=temp, env=(env or {}) | cdk_cli)
+    python, *app = shlex.split(json.loads((REPO_ROOT / "cdk.json").read_text())["app"])
+    assert python == ".venv/bin/python"  # the checkout's; the tests' own interpreter stands in (CI's copy has none)
+    return _process([sys.executable, *app], temp=temp, env=(env or {}) | cdk_cli)
 
 
 def _process(argv: list[str], *, temp: Path, env: dict[str, str] | None) -> subprocess.CompletedProcess[str]:
