@@ -30,9 +30,8 @@ def main(
     ``make synth`` does (``cli.synth``): the platform YAML renders and is checked in a forked process
     while this one loads aws-cdk-lib, and the stacks deploy what it sends. ``preload`` and
     ``prepare_runtime``: as for ``cli.synth.main``. The warnings are the CDK's, which the CLI prints."""
-    import stacks
     from cli.cdk_context import cli_context
-    from cli.synth import Renderer, SynthesisFailed, synthesize_beside
+    from cli.synth import SynthesisFailed, synthesize_beside
     from config.teams import load_team_runs
 
     try:
@@ -42,13 +41,13 @@ def main(
         team_runs = load_team_runs(env)  # a bad run file fails before any synthesis
     except ConfigError as error:
         return error.report()
-    preload(stacks.JSII_MODULES)
-    config_file = _text(context.get("config"))
-    with Renderer(env, prepare_runtime=prepare_runtime, team_runs=team_runs, config_file=config_file) as renderer:
-        try:
-            synthesize_beside(env, None, renderer, prepare_runtime)
-        except SynthesisFailed as failed:
-            return failed.code
+    try:
+        config_file = _text(context.get("config"))
+        synthesize_beside(
+            env, None, team_runs=team_runs, config_file=config_file, preload=preload, prepare_runtime=prepare_runtime
+        )
+    except SynthesisFailed as failed:
+        return failed.code
     return 0
 
 

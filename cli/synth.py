@@ -106,14 +106,14 @@ class Renderer:
         self,
         env: EnvironmentConfig,
         *,
+        team_runs: list[TeamRun],
+        config_file: str | None,
         prepare_runtime: Callable[[Sequence[str]], None],
-        team_runs: list[TeamRun] | None = None,
-        config_file: str | None = None,
         warnings: Callable[[RenderedEnvironment], list[str]] = lambda _: [],
         write: Callable[[RenderedEnvironment], object] = lambda _: None,
     ) -> None:
-        """``team_runs``: instead of the runs under ``teams/`` (read in the renderer); ``config_file``:
-        the environment's file when it was given by path, for the report command a refusal names."""
+        """``config_file``: the environment's file when it was given by path, for the report command a
+        refusal names."""
         if "jsii" in sys.modules:  # its runtime's threads and pipes do not survive a fork: the child would hang
             raise RuntimeError("the renderer must be forked before jsii is imported")
         self._env = env.name
@@ -167,7 +167,7 @@ class Renderer:
 
 def _render(
     env: EnvironmentConfig,
-    team_runs: list[TeamRun] | None,
+    team_runs: list[TeamRun],
     config_file: str | None,
     deployed: connection.Connection,
     prepare_runtime: Callable[[Sequence[str]], None],
@@ -214,27 +214,42 @@ class SynthesisFailed(Exception):
 def synthesize_beside(
     env: EnvironmentConfig,
     outdir: Path | None,
-    renderer: Renderer,
+    *,
+    team_runs: list[TeamRun],
+    config_file: str | None,
+    preload: Callable[[Sequence[str]], None] = lambda _: None,
     prepare_runtime: Callable[[Sequence[str]], None] = lambda _: None,
+    warnings: Callable[[RenderedEnvironment], list[str]] = lambda _: [],
+    write: Callable[[RenderedEnvironment], object] = lambda _: None,
 ) -> list[str]:
-    """Synthesize ``env``'s stacks into ``outdir`` (``None``: the CDK CLI's ``CDK_OUTDIR``) from what
-    ``renderer`` sends, loading aws-cdk-lib while it renders; return its warnings and the CDK's once
-    both succeeded. A failure of either is one line on stderr, raised as ``SynthesisFailed``.
+    """Synthesize ``env``'s stacks into ``outdir`` (``None``: the CDK CLI's ``CDK_OUTDIR``), loading
+    aws-cdk-lib while a ``Renderer`` forked first renders and checks the objects they deploy; return
+    its ``warnings`` and the CDK's once both succeeded (``write``: the renderer's last step). A
+    failure of either is one line on stderr, raised as ``SynthesisFailed``. ``preload`` and
     ``prepare_runtime``: as for ``main``."""
-    try:
-        prepare_runtime(stacks.JSII_MODULES)
-        _load_cdk()
-        imports_loaded()
-        rendered = renderer.received()
-        cdk = synth_cloudformation(env, outdir, rendered.objects)
-        renderer.succeeded()
-    except SynthesisFailed:
-        raise
-    except ConfigError as error:
-        raise SynthesisFailed(error.report()) from None
-    except Exception as error:  # jsii reports synthesis failures (cdk-nag, validation) as runtime errors
-        print(f"error: synthesis of {env.name} failed: {_first_line(error)}", file=sys.stderr)
-        raise SynthesisFailed(1) from None
+    preload(stacks.JSII_MODULES)
+    with Renderer(
+        env,
+        team_runs=team_runs,
+        config_file=config_file,
+        prepare_runtime=prepare_runtime,
+        warnings=warnings,
+        write=write,
+    ) as renderer:
+        try:
+            prepare_runtime(stacks.JSII_MODULES)
+            _load_cdk()
+            imports_loaded()
+            rendered = renderer.received()
+            cdk = synth_cloudformation(env, outdir, rendered.objects)
+            renderer.succeeded()
+        except SynthesisFailed:
+            raise
+        except ConfigError as error:
+            raise SynthesisFailed(error.report()) from None
+        except Exception as error:  # jsii reports synthesis failures (cdk-nag, validation) as runtime errors
+            print(f"error: synthesis of {env.name} failed: {_first_line(error)}", file=sys.stderr)
+            raise SynthesisFailed(1) from None
     return [*rendered.warnings, *cdk]
 
 
@@ -276,23 +291,23 @@ def main(
         return error.report()
     dist_root = Path(args.dist)
     dist_root.mkdir(parents=True, exist_ok=True)
-    preload(stacks.JSII_MODULES)
     with tempfile.TemporaryDirectory(prefix=".render-", dir=dist_root) as staging_root:
-        with Renderer(
-            env,
-            prepare_runtime=prepare_runtime,
-            team_runs=team_runs,
-            config_file=args.config or None,
-            # The configuration's warnings read every shipped environment: in the renderer, off the
-            # synthesis's path.
-            warnings=lambda rendered: [*configuration_warnings(env, Path(args.teams)), *note_lines(rendered)],
-            write=lambda rendered: write_dist(env, Path(staging_root), rendered),
-        ) as renderer:
-            try:
-                with replace_dir_on_success(Path(args.cdk_out)) as staging:
-                    warnings = synthesize_beside(env, staging, renderer, prepare_runtime)
-            except SynthesisFailed as failed:
-                return failed.code
+        try:
+            with replace_dir_on_success(Path(args.cdk_out)) as staging:
+                warnings = synthesize_beside(
+                    env,
+                    staging,
+                    team_runs=team_runs,
+                    config_file=args.config or None,
+                    preload=preload,
+                    prepare_runtime=prepare_runtime,
+                    # The configuration's warnings read every shipped environment: in the renderer, off
+                    # the synthesis's path.
+                    warnings=lambda rendered: [*configuration_warnings(env, Path(args.teams)), *note_lines(rendered)],
+                    write=lambda rendered: write_dist(env, Path(staging_root), rendered),
+                )
+        except SynthesisFailed as failed:
+            return failed.code
         swap_in(Path(staging_root) / env.name, dist_root / env.name)
     for line in warnings:
         print(line, file=sys.stderr)

@@ -242,7 +242,7 @@ def test_make_synth_writes_the_cloud_assembly_an_in_process_synthesis_writes(
 
 
 @pytest.mark.synth
-def test_make_synth_renders_and_builds_with_the_collector_on(workspace: Workspace) -> None:
+def test_make_synth_imports_with_the_collector_off_and_builds_with_it_on(workspace: Workspace) -> None:
     """Both processes: the collector paused while each imports its jsii bindings, on with their objects
     frozen once it renders or builds (``cli.warm``; ``tests/test_command_process.py``)."""
     assert collector_states(workspace.collector_log) == paused_for_imports(**SYNTHESIS)
@@ -344,7 +344,7 @@ def fail(_):
         os.kill(os.getpid(), signal.SIGKILL)
     raise OSError("node: not found")
 
-with Renderer(load_environment(name="dev"), prepare_runtime=fail) as renderer:
+with Renderer(load_environment(name="dev"), team_runs=[], config_file=None, prepare_runtime=fail) as renderer:
     try:
         renderer.received()
     except SynthesisFailed as failed:
