@@ -50,6 +50,10 @@ SSH_DIR = "/etc/mpi/ssh"
 SSH_PRIVATE_KEY = "ssh-privatekey"
 """Secret keys of a ``kubernetes.io/ssh-auth`` Secret (the private key) plus the public half."""
 SSH_PUBLIC_KEY = "ssh-publickey"
+SSH_HOST_KEY = "ssh-host-key"
+"""The workers' sshd host key (private), in the same Secret: made with the run, so the launcher pins it."""
+SSH_KNOWN_HOSTS = "ssh-known-hosts"
+"""The launcher's ``known_hosts``: every worker's name with the public half of ``SSH_HOST_KEY``."""
 
 DRIVER_PORT = 7078
 """Port the Spark-like driver listens on for executors (Spark's usual ``spark.driver.port`` choice)."""

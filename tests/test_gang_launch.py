@@ -217,11 +217,30 @@ def test_mpi_ssh_key_secret_matches_what_the_pods_mount(capsys: pytest.CaptureFi
     assert keys["ssh-publickey"].startswith("ssh-ed25519 ")
     env = load_environment(name="dev")
 
+    assert keys["ssh-host-key"].startswith("-----BEGIN OPENSSH PRIVATE KEY-----")
+    assert keys["ssh-host-key"] != keys["ssh-privatekey"]
     objects = shipped_render(env.name).files["teams/vision/detector-sweep.yaml"]
     mounted = {
         v["secret"]["secretName"] for o in objects if o["kind"] == "Pod" for v in o["spec"]["volumes"] if "secret" in v
     }
     assert mounted == {secret["metadata"]["name"]}
+    # Each role mounts only its half: the launcher the client key and known_hosts, a worker its host key.
+    items_by_role = {
+        o["metadata"]["labels"]["gpu-platform.io/role"]: sorted(
+            i["key"] for v in o["spec"]["volumes"] if "secret" in v for i in v["secret"]["items"]
+        )
+        for o in objects
+        if o["kind"] == "Pod"
+    }
+    assert items_by_role == {
+        "launcher": ["ssh-known-hosts", "ssh-privatekey"],
+        "worker": ["ssh-host-key", "ssh-publickey"],
+    }
+    # known_hosts names exactly the hosts mpirun reaches (the hostfile), with one host key.
+    (hostfile,) = [o["data"]["hostfile"] for o in objects if o["kind"] == "ConfigMap"]
+    names, key_type, _ = keys["ssh-known-hosts"].split()
+    assert names.split(",") == [line.split()[0] for line in hostfile.splitlines()]
+    assert key_type == "ssh-ed25519"
     assert main(["--run", "vision/embedding-service"]) == 2
     assert capsys.readouterr().err == (
         "error: --run: no MPI run of that name in dev (got 'vision/embedding-service'); "

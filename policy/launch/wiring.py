@@ -13,7 +13,10 @@ serves a role, and the same spec works in a Job or StatefulSet template.
   makes the Job controller terminate the survivors at once.
 - MPI: a CPU-only launcher runs ``mpirun`` over a generated hostfile of the workers' names,
   reaching them over SSH with a per-run key pair from a Secret; it starts only when every
-  worker's name resolves, which the headless Service publishes only once sshd is ready.
+  worker's name resolves, which the headless Service publishes only once sshd is ready. The
+  workers' sshd presents a host key from the same Secret and the launcher accepts no other
+  (``StrictHostKeyChecking=yes`` against the run's ``known_hosts``). The launcher starts every
+  worker's daemon itself (no tree spawn), so only it holds the private key.
 - Spark-like: the driver and executors share one gang; executors reach the driver by name.
 - Service: the leader is ready only once every worker is (a second headless Service lists
   ready workers only).
@@ -32,6 +35,8 @@ from catalog.launchers import (
     MPI_CONFIG_DIR,
     RENDEZVOUS_PORT,
     SSH_DIR,
+    SSH_HOST_KEY,
+    SSH_KNOWN_HOSTS,
     SSH_PORT,
     SSH_PRIVATE_KEY,
     SSH_PUBLIC_KEY,
@@ -45,6 +50,8 @@ RANK_LABEL = f"{DOMAIN}/rank"
 JOB_INDEX_LABEL = "batch.kubernetes.io/job-completion-index"
 """The label the Job controller puts on each Pod of an Indexed Job (Kubernetes >= 1.28)."""
 AUTHORIZED_KEYS = "authorized_keys"
+HOST_KEY_FILE = "ssh_host_ed25519_key"
+KNOWN_HOSTS_FILE = "known_hosts"
 
 
 @dataclass(frozen=True)
@@ -150,6 +157,15 @@ def hostfile(plan: GangPlan) -> str:
     return "".join(f"{host} slots={plan.processes_per_pod}\n" for host in _workers(plan))
 
 
+def known_hosts(plan: GangPlan, host_public_key: str) -> str:
+    """The launcher's ``known_hosts``: every worker name of the hostfile (the names ``mpirun`` hands
+    to ssh) with the workers' host key, ``<type> <base64>`` (sshd(8), SSH_KNOWN_HOSTS FILE FORMAT;
+    a port other than 22 is written ``[name]:port``)."""
+    key_type, key, *_ = host_public_key.split()
+    names = _workers(plan) if SSH_PORT == 22 else [f"[{host}]:{SSH_PORT}" for host in _workers(plan)]
+    return f"{','.join(names)} {key_type} {key}\n"
+
+
 def discovery(plan: GangPlan) -> str:
     """How the Pods find each other, in one line for reviewers."""
     if plan.template is GangTemplate.PYTORCH:
@@ -201,32 +217,44 @@ _WAIT_FOR_HOSTFILE = (
     "done"
 )
 _SSHD = (
-    "mkdir -p /run/sshd && ssh-keygen -A >/dev/null && exec /usr/sbin/sshd -D -e -p {port} "
+    "mkdir -p /run/sshd && exec /usr/sbin/sshd -D -e -p {port} -h {host_key} "
     "-o AuthorizedKeysFile={keys} -o StrictModes=no -o PasswordAuthentication=no"
 )
 
 
 def _mpi(plan: GangPlan, role: Role) -> Launch:
     if role is not plan.roles[0]:
-        sshd = _SSHD.format(port=SSH_PORT, keys=f"{SSH_DIR}/{AUTHORIZED_KEYS}")
+        # -h: only this host key is loaded (sshd(8)); the launcher's known_hosts holds its public half.
+        sshd = _SSHD.format(port=SSH_PORT, host_key=f"{SSH_DIR}/{HOST_KEY_FILE}", keys=f"{SSH_DIR}/{AUTHORIZED_KEYS}")
         return Launch(
             ("sh", "-c", sshd),
             readiness=Probe(tcp_port=SSH_PORT),
             ports=(("ssh", SSH_PORT),),
-            ssh_files=(SecretFile(SSH_PUBLIC_KEY, AUTHORIZED_KEYS),),
+            ssh_files=(SecretFile(SSH_PUBLIC_KEY, AUTHORIZED_KEYS), SecretFile(SSH_HOST_KEY, HOST_KEY_FILE)),
         )
     hostfile_path = f"{MPI_CONFIG_DIR}/{HOSTFILE_KEY}"
-    ssh = f"-i {SSH_DIR}/{SSH_PRIVATE_KEY} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -p {SSH_PORT}"
+    ssh = (
+        f"-i {SSH_DIR}/{SSH_PRIVATE_KEY} -o StrictHostKeyChecking=yes "
+        f"-o UserKnownHostsFile={SSH_DIR}/{KNOWN_HOSTS_FILE} -o GlobalKnownHostsFile=/dev/null "
+        f"-o BatchMode=yes -p {SSH_PORT}"
+    )
     return Launch(
         ("mpirun", "--hostfile", hostfile_path, "-np", str(world_size(plan)), *plan.command),
         env=(
             EnvVar("OMPI_MCA_plm_rsh_agent", "ssh"),
             EnvVar("OMPI_MCA_plm_rsh_args", ssh),
+            # Open MPI's default tree spawn has each daemon ssh on to its children past 64 workers
+            # (routed_radix); the workers hold no private key, so the launcher starts them all.
+            EnvVar("OMPI_MCA_plm_rsh_no_tree_spawn", "true"),
             EnvVar("OMPI_MCA_orte_keep_fqdn_hostnames", "true"),
+            # The Pods run as the image's user, root where the workers' sshd binds port 22 and logs
+            # the launcher in; Open MPI 4's mpirun refuses root unless both of these are set.
+            EnvVar("OMPI_ALLOW_RUN_AS_ROOT", "1"),
+            EnvVar("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
         ),
         wait_command=("sh", "-c", _WAIT_FOR_HOSTFILE.format(hostfile=hostfile_path)),
         hostfile=True,
-        ssh_files=(SecretFile(SSH_PRIVATE_KEY, SSH_PRIVATE_KEY),),
+        ssh_files=(SecretFile(SSH_PRIVATE_KEY, SSH_PRIVATE_KEY), SecretFile(SSH_KNOWN_HOSTS, KNOWN_HOSTS_FILE)),
     )
 
 

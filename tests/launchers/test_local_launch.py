@@ -8,8 +8,8 @@ Pod's hostname set, and every Pod's DNS name mapped to its own loopback address 
 must form is read from the rendered objects, never written here.
 
 PyTorch: real ``torchrun`` (gloo) must form one world and all-reduce. MPI: real ``mpirun`` over
-the rendered hostfile must start every rank, through an rsh agent that runs the command here
-instead of over SSH. Service: the leader's rendered readiness probe must pass only when cluster
+the rendered hostfile must start every rank over real ``ssh`` to each worker's real ``sshd``,
+pinning the run's host key. Service: the leader's rendered readiness probe must pass only when cluster
 DNS lists every worker as ready. ``.ci/run`` sets ``GANG_LAUNCHERS_REQUIRED=1``: there a missing tool fails.
 """
 
@@ -31,6 +31,7 @@ from cdk8s import App
 from charts.render import render_team_run
 from config import load_environment
 from config.teams import TeamRun, parse_run
+from policy.gangs import GangPlan
 
 REQUIRED = os.environ.get("GANG_LAUNCHERS_REQUIRED") == "1"
 TIMEOUT_SECONDS = 120
@@ -54,6 +55,10 @@ def _namespaces_work() -> bool:
 
 
 def _render(name: str, run: dict[str, Any]) -> list[dict[str, Any]]:
+    return _render_with_plan(name, run)[0]
+
+
+def _render_with_plan(name: str, run: dict[str, Any]) -> tuple[list[dict[str, Any]], GangPlan]:
     env = load_environment(name="dev")
     # The platform refuses runs that claim no GPU; these launch on this machine's CPU, so the GPU
     # claim is dropped after validation.
@@ -61,8 +66,7 @@ def _render(name: str, run: dict[str, Any]) -> list[dict[str, Any]]:
     parsed = parse_run(env, "vision", name, run | {"gpus_per_replica": run.get("processes_per_pod", 1)}).model_copy(
         update={"gpus_per_replica": gpus}
     )
-    objects, _ = render_team_run(App(), env, TeamRun("vision", name, f"test:{name}", parsed))
-    return objects
+    return render_team_run(App(), env, TeamRun("vision", name, f"test:{name}", parsed))
 
 
 def _kind(objects: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
@@ -102,9 +106,15 @@ def _fqdn(pod: dict[str, Any]) -> str:
     return f"{spec['hostname']}.{spec['subdomain']}.{pod['metadata']['namespace']}.svc.cluster.local"
 
 
+def _addresses(pods: list[dict[str, Any]]) -> dict[str, str]:
+    """Each Pod's own loopback address, by Pod name."""
+    return {p["metadata"]["name"]: f"127.0.0.{10 + i}" for i, p in enumerate(pods)}
+
+
 def _hosts_file(pods: list[dict[str, Any]], tmp_path: Path) -> Path:
+    addresses = _addresses(pods)
     lines = ["127.0.0.1 localhost"]
-    lines += [f"127.0.0.{10 + i} {_fqdn(p)} {p['spec']['hostname']}" for i, p in enumerate(pods)]
+    lines += [f"{addresses[p['metadata']['name']]} {_fqdn(p)} {p['spec']['hostname']}" for p in pods]
     hosts = tmp_path / "hosts"
     hosts.write_text("\n".join(lines) + "\n")
     return hosts
@@ -217,25 +227,93 @@ RANK_REPORT = (
     "print(f'mpi-rank={rank} size={size}', flush=True)"
 )
 
-RSH_SHIM = textwrap.dedent(
-    """\
-    #!/bin/sh
-    # rsh agent for the local test: drop ssh's options (-i/-o/-p take a value), the host, then run here.
-    # Every "host" shares this machine's /tmp and one hostname, so each daemon gets its own Open MPI
-    # session directory (on separate hosts they would differ; here two daemons could race for one).
-    while [ "${1#-}" != "$1" ]; do shift 2; done
-    export OMPI_MCA_orte_tmpdir_base="$RSH_SESSION_ROOT/$1"
-    mkdir -p "$OMPI_MCA_orte_tmpdir_base"
-    shift
-    exec sh -c "$*"
+WAIT_FOR_PORTS = textwrap.dedent(
+    """
+    import socket, sys, time
+    deadline = time.monotonic() + 30
+    for address in sys.argv[1:]:
+        host, port = address.rsplit(":", 1)
+        while True:
+            try:
+                socket.create_connection((host, int(port)), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    sys.exit(f"{address} never accepted a connection")
+                time.sleep(0.02)
     """
 )
 
 
-def test_mpi_run_launches_every_rank_with_real_mpirun(tmp_path: Path) -> None:
+def _volume_binds(
+    pod: dict[str, Any], container: dict[str, Any], files: dict[str, dict[str, str]], root: Path
+) -> tuple[tuple[Path, str], ...]:
+    """The container's ConfigMap and Secret volumes laid out as the kubelet lays them out (each
+    Secret item at its path with its mode), as ``(folder, mount path)`` binds, outer paths first.
+    ``files`` holds each volume source's data by name (``data`` / ``stringData``)."""
+    binds: list[tuple[Path, str]] = []
+    volumes = {v["name"]: v for v in pod["spec"]["volumes"]}
+    for mount in sorted(container.get("volumeMounts", []), key=lambda m: m["mountPath"]):
+        volume = volumes[mount["name"]]
+        if "secret" in volume:
+            data = files[volume["secret"]["secretName"]]
+            items = [(i["path"], data[i["key"]], i.get("mode", 0o644)) for i in volume["secret"]["items"]]
+        elif "configMap" in volume:
+            items = [(key, text, 0o644) for key, text in files[volume["configMap"]["name"]].items()]
+        else:
+            continue  # emptyDir and claims: nothing the launch reads
+        folder = root / pod["metadata"]["name"] / container["name"] / mount["name"]
+        folder.mkdir(parents=True)
+        for path, text, mode in items:
+            (folder / path).write_text(text)
+            (folder / path).chmod(mode)
+        for outer, outer_path in binds:  # the kubelet makes a nested volume's mount point
+            if mount["mountPath"].startswith(outer_path + "/"):
+                (outer / mount["mountPath"][len(outer_path) + 1 :]).mkdir(parents=True, exist_ok=True)
+        binds.append((folder, mount["mountPath"]))
+    return tuple(binds)
+
+
+class _NetworkNamespace:
+    """A network namespace of the test's own (``ip netns``): the run's Pods share its loopback and
+    each binds its own 127.0.0.x address, as each Pod has its own IP; nothing reaches the machine's."""
+
+    def __init__(self) -> None:
+        self.name = f"gang-launch-{os.getpid()}"
+        subprocess.run(["ip", "netns", "add", self.name], check=True)
+        subprocess.run(["ip", "netns", "exec", self.name, "ip", "link", "set", "lo", "up"], check=True)
+
+    def command(self, argv: list[str]) -> list[str]:
+        return ["ip", "netns", "exec", self.name, *argv]
+
+    def delete(self) -> None:
+        subprocess.run(["ip", "netns", "delete", self.name], check=False)
+
+
+def _made_mount_points(paths: list[str]) -> list[str]:
+    """Empty mount points for the Pods' volumes where the machine has none; the caller removes them."""
+    made = []
+    for path in sorted(set(paths)):
+        for parent in [*reversed(Path(path).parents), Path(path)]:
+            if not parent.exists():
+                parent.mkdir()
+                made.append(str(parent))
+    return made
+
+
+def test_mpi_run_starts_every_rank_over_real_ssh_with_pinned_host_keys(tmp_path: Path) -> None:
+    """The launcher's real ``mpirun`` reaches every worker through real ``ssh`` to the worker's real
+    ``sshd``, each started from its rendered command with the run's Secret from ``make mpi-ssh-key``:
+    every rank of the hostfile starts, and a launcher whose ``known_hosts`` holds another host key
+    is refused. ``OMPI_MCA_routed_radix=1`` makes Open MPI's launch tree as deep as 65 workers make it
+    with the default radix of 64: the run passes only if the launcher starts every daemon itself."""
     _require(shutil.which("mpirun") is not None, "mpirun not found (apt-get install openmpi-bin; .ci/run does)")
+    for tool, package in (("/usr/sbin/sshd", "openssh-server"), ("ssh", "openssh-client"), ("ip", "iproute2")):
+        _require(shutil.which(tool) is not None, f"{tool} not found (apt-get install {package}; .ci/run does)")
     _require(_namespaces_work(), "unshare --mount --uts is not permitted here (needs root or user namespaces)")
-    objects = _render(
+    from cli.mpi_ssh_key import run_secret
+
+    objects, plan = _render_with_plan(
         "mpi-check",
         {
             "template": "mpi",
@@ -251,48 +329,95 @@ def test_mpi_run_launches_every_rank_with_real_mpirun(tmp_path: Path) -> None:
     )
     pods = _kind(objects, "Pod")
     launcher = next(p for p in pods if p["spec"].get("initContainers"))
+    workers = [p for p in pods if p is not launcher]
     (config_map,) = _kind(objects, "ConfigMap")
-    hostfile_dir = tmp_path / "hostfile"
-    hostfile_dir.mkdir()
-    for key, text in config_map["data"].items():
-        (hostfile_dir / key).write_text(text)
-    (mount,) = [m for m in launcher["spec"]["containers"][0]["volumeMounts"] if m["name"] == "hostfile"]
-    shim = tmp_path / "rsh-here"
-    shim.write_text(RSH_SHIM)
-    shim.chmod(0o755)
+    secret = run_secret(plan)
+    files = {config_map["metadata"]["name"]: config_map["data"], secret["metadata"]["name"]: secret["stringData"]}
+    addresses = _addresses(pods)
     hosts = _hosts_file(pods, tmp_path)
-    created = not os.path.isdir(mount["mountPath"])
-    os.makedirs(mount["mountPath"], exist_ok=True)  # an empty mount point; the files stay in the namespace
+    containers = [(p, c) for p in pods for c in [*p["spec"].get("initContainers", []), *p["spec"]["containers"]]]
+    binds = {id(c): _volume_binds(p, c, files, tmp_path / "volumes") for p, c in containers}
+    made = _made_mount_points([path for b in binds.values() for _, path in b])
+    network = _NetworkNamespace()
+    started: list[subprocess.Popen[str]] = []
     try:
-        binds = ((hostfile_dir, mount["mountPath"]),)
-        outputs = []
-        for container in [*launcher["spec"]["initContainers"], *launcher["spec"]["containers"]]:
-            env = _container_env(launcher, container)
-            # The one substitution: the rsh agent runs here instead of ssh-ing into a worker.
-            env |= {
-                "OMPI_MCA_plm_rsh_agent": str(shim),
-                "RSH_SESSION_ROOT": str(tmp_path / "sessions"),
-                "OMPI_ALLOW_RUN_AS_ROOT": "1",
-                "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-            }
+        for worker in workers:
+            (container,) = worker["spec"]["containers"]
+            # The image's own sshd_config: the Pod's address (each Pod has its own IP; here one loopback).
+            config = tmp_path / f"sshd_config-{worker['metadata']['name']}"
+            config.write_text(f"ListenAddress {addresses[worker['metadata']['name']]}\n")
+            env = _container_env(worker, container)
             command = [_expand(part, env) for part in container["command"]]
-            done = subprocess.run(
-                _as_pod(launcher, hosts, command, binds),
-                env=_process_env(env),
-                capture_output=True,
-                text=True,
-                timeout=TIMEOUT_SECONDS,
-                check=False,
+            pod_binds = (*binds[id(container)], (config, "/etc/ssh/sshd_config"))
+            started.append(
+                subprocess.Popen(
+                    network.command(_as_pod(worker, hosts, command, pod_binds)),
+                    env=_process_env(env),
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    text=True,
+                )
             )
-            assert done.returncode == 0, f"{container['name']} failed:\n{done.stdout}{done.stderr}"
-            outputs.append(done.stdout)
+        # What the Service does: a worker's name is published once its readiness probe passes.
+        probes = [
+            f"{addresses[w['metadata']['name']]}:{w['spec']['containers'][0]['readinessProbe']['tcpSocket']['port']}"
+            for w in workers
+        ]
+        ready = subprocess.run(
+            network.command([sys.executable, "-c", WAIT_FOR_PORTS, *probes]),
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_SECONDS,
+            check=False,
+        )
+        assert ready.returncode == 0, ready.stderr
+
+        def launch(extra: tuple[tuple[Path, str], ...] = ()) -> list[subprocess.CompletedProcess[str]]:
+            done = []
+            for container in [*launcher["spec"]["initContainers"], *launcher["spec"]["containers"]]:
+                env = _container_env(launcher, container) | {"OMPI_MCA_routed_radix": "1"}
+                command = [_expand(part, env) for part in container["command"]]
+                done.append(
+                    subprocess.run(
+                        network.command(_as_pod(launcher, hosts, command, (*binds[id(container)], *extra))),
+                        env=_process_env(env),
+                        capture_output=True,
+                        text=True,
+                        timeout=TIMEOUT_SECONDS,
+                        check=False,
+                    )
+                )
+                if done[-1].returncode != 0:
+                    break
+            return done
+
+        *waited, ran = launch()
+        assert [w.returncode for w in waited] == [0] * len(waited), waited
+        assert ran.returncode == 0, f"mpirun failed:\n{ran.stdout}{ran.stderr}"
+        # The expected ranks, from the rendered hostfile: every worker's slots.
+        slots = [int(line.split("slots=")[1]) for line in config_map["data"]["hostfile"].splitlines()]
+        reports = sorted(line for line in ran.stdout.splitlines() if line.startswith("mpi-rank="))
+        assert reports == sorted(f"mpi-rank={r} size={sum(slots)}" for r in range(sum(slots)))
+
+        # The same launcher with another host key in its known_hosts: ssh refuses every worker.
+        (ssh_folder, ssh_path) = next(b for b in binds[id(launcher["spec"]["containers"][0])] if "ssh" in b[1])
+        other = tmp_path / "other-known-hosts"
+        shutil.copytree(ssh_folder, other)
+        stranger = run_secret(plan)["stringData"]["ssh-known-hosts"]
+        known_hosts_file = next(p for p in other.iterdir() if p.read_text() == secret["stringData"]["ssh-known-hosts"])
+        known_hosts_file.chmod(0o600)
+        known_hosts_file.write_text(stranger)
+        *_, refused = launch(((other, ssh_path),))
+        assert refused.returncode != 0
+        assert "Host key verification failed" in refused.stdout + refused.stderr
     finally:
-        if created:
-            os.rmdir(mount["mountPath"])
-    # The expected ranks, from the rendered hostfile: every worker's slots.
-    slots = [int(line.split("slots=")[1]) for line in config_map["data"]["hostfile"].splitlines()]
-    reports = sorted(line for line in outputs[-1].splitlines() if line.startswith("mpi-rank="))
-    assert reports == sorted(f"mpi-rank={r} size={sum(slots)}" for r in range(sum(slots)))
+        for process in started:
+            process.kill()
+        outputs = [process.communicate()[0] for process in started]
+        network.delete()
+        for path in reversed(made):
+            os.rmdir(path)
+    assert all("Accepted publickey for root" in output for output in outputs), outputs
 
 
 @pytest.mark.parametrize("ready_workers", [1, 2])
