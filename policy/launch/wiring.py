@@ -16,7 +16,11 @@ serves a role, and the same spec works in a Job or StatefulSet template.
   worker's name resolves, which the headless Service publishes only once sshd is ready. The
   workers' sshd presents a host key from the same Secret and the launcher accepts no other
   (``StrictHostKeyChecking=yes`` against the run's ``known_hosts``). The launcher starts every
-  worker's daemon itself (no tree spawn), so only it holds the private key.
+  worker's daemon itself (no tree spawn), so only it holds the private key. A rank on a worker
+  is a child of that worker's sshd, not of its container: it sees none of the container's
+  environment, so ``mpirun`` hands every rank the workers' variables and the image's ``PATH``
+  (and ``LD_LIBRARY_PATH``). Open MPI 4 and 5 are both set up (5 starts its daemons with PRRTE,
+  which reads its own variables).
 - Spark-like: the driver and executors share one gang; executors reach the driver by name.
 - Service: the leader is ready only once every worker is (a second headless Service lists
   ready workers only).
@@ -91,6 +95,17 @@ class Launch:
     """Mount the run's hostfile ConfigMap at ``MPI_CONFIG_DIR``."""
     ssh_files: tuple[SecretFile, ...] = ()
     """Files of the run's SSH Secret mounted under ``SSH_DIR``."""
+
+
+def pod_env(plan: GangPlan, role: Role) -> tuple[EnvVar, ...]:
+    """What a role's container is told whatever it runs: its role and workload, and on EFA pools
+    libfabric's settings."""
+    efa = plan.efa_for(role.name)
+    return (
+        EnvVar("GANG_ROLE", role.name),
+        EnvVar("GANG_WORKLOAD", plan.workload_name),
+        *(EnvVar(name, value) for name, value in (efa.env if efa else ())),
+    )
 
 
 def service_name(plan: GangPlan) -> str:
@@ -216,6 +231,13 @@ _WAIT_FOR_HOSTFILE = (
     '  until getent hosts "$host" >/dev/null; do echo "waiting for $host"; sleep 2; done\n'
     "done"
 )
+_MPIRUN = (
+    # mpirun by its absolute path: that is --prefix <its installation> (mpirun(1), "--prefix"), so
+    # Open MPI 4 starts orted on each worker with its install's PATH and LD_LIBRARY_PATH, not sshd's
+    # default PATH, which holds no Open MPI outside /usr (Open MPI 5's PRRTE always does so).
+    'mpirun=$(command -v mpirun) || { echo "mpirun is not on the image\'s PATH" >&2; exit 127; }\n'
+    'exec "$mpirun" ${LD_LIBRARY_PATH:+-x LD_LIBRARY_PATH} "$@"'
+)
 _SSHD = (
     "mkdir -p /run/sshd && exec /usr/sbin/sshd -D -e -p {port} -h {host_key} "
     "-o AuthorizedKeysFile={keys} -o StrictModes=no -o PasswordAuthentication=no"
@@ -238,17 +260,27 @@ def _mpi(plan: GangPlan, role: Role) -> Launch:
         f"-o UserKnownHostsFile={SSH_DIR}/{KNOWN_HOSTS_FILE} -o GlobalKnownHostsFile=/dev/null "
         f"-o BatchMode=yes -p {SSH_PORT}"
     )
+    # -x: what the workers' containers are told, and the image's PATH (where the ranks' command is).
+    worker_env = pod_env(plan, plan.roles[1]) if len(plan.roles) > 1 else ()
+    exported = ("-x", "PATH", *(a for v in worker_env for a in ("-x", f"{v.name}={v.value}")))
+    mpirun = ("mpirun", "--hostfile", hostfile_path, "-np", str(world_size(plan)), *exported)
     return Launch(
-        ("mpirun", "--hostfile", hostfile_path, "-np", str(world_size(plan)), *plan.command),
+        ("sh", "-c", _MPIRUN, *mpirun, *plan.command),
         env=(
-            EnvVar("OMPI_MCA_plm_rsh_agent", "ssh"),
-            EnvVar("OMPI_MCA_plm_rsh_args", ssh),
             # Open MPI's default tree spawn has each daemon ssh on to its children past 64 workers
             # (routed_radix); the workers hold no private key, so the launcher starts them all.
+            # Open MPI 4 (ORTE) reads OMPI_MCA_*; Open MPI 5's PRRTE ignores those (mpirun 5.0.11
+            # ran plain ssh with them) and reads PRTE_MCA_*, where rsh is called ssh.
+            EnvVar("OMPI_MCA_plm_rsh_agent", "ssh"),
+            EnvVar("OMPI_MCA_plm_rsh_args", ssh),
             EnvVar("OMPI_MCA_plm_rsh_no_tree_spawn", "true"),
             EnvVar("OMPI_MCA_orte_keep_fqdn_hostnames", "true"),
+            EnvVar("PRTE_MCA_plm_ssh_agent", "ssh"),
+            EnvVar("PRTE_MCA_plm_ssh_args", ssh),
+            EnvVar("PRTE_MCA_plm_ssh_no_tree_spawn", "true"),
+            EnvVar("PRTE_MCA_prte_keep_fqdn_hostnames", "true"),
             # The Pods run as the image's user, root where the workers' sshd binds port 22 and logs
-            # the launcher in; Open MPI 4's mpirun refuses root unless both of these are set.
+            # the launcher in; mpirun refuses root unless both of these are set.
             EnvVar("OMPI_ALLOW_RUN_AS_ROOT", "1"),
             EnvVar("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
         ),

@@ -15,8 +15,10 @@ DNS lists every worker as ready. ``.ci/run`` sets ``GANG_LAUNCHERS_REQUIRED=1``:
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -106,13 +108,13 @@ def _fqdn(pod: dict[str, Any]) -> str:
     return f"{spec['hostname']}.{spec['subdomain']}.{pod['metadata']['namespace']}.svc.cluster.local"
 
 
-def _addresses(pods: list[dict[str, Any]]) -> dict[str, str]:
-    """Each Pod's own loopback address, by Pod name."""
-    return {p["metadata"]["name"]: f"127.0.0.{10 + i}" for i, p in enumerate(pods)}
+def _addresses(pods: list[dict[str, Any]], network: str = "127.0.0") -> dict[str, str]:
+    """Each Pod's own address (a loopback one unless ``network`` says otherwise), by Pod name."""
+    return {p["metadata"]["name"]: f"{network}.{10 + i}" for i, p in enumerate(pods)}
 
 
-def _hosts_file(pods: list[dict[str, Any]], tmp_path: Path) -> Path:
-    addresses = _addresses(pods)
+def _hosts_file(pods: list[dict[str, Any]], tmp_path: Path, network: str = "127.0.0") -> Path:
+    addresses = _addresses(pods, network)
     lines = ["127.0.0.1 localhost"]
     lines += [f"{addresses[p['metadata']['name']]} {_fqdn(p)} {p['spec']['hostname']}" for p in pods]
     hosts = tmp_path / "hosts"
@@ -222,10 +224,20 @@ def test_pytorch_run_forms_one_world_with_real_torchrun(tmp_path: Path) -> None:
     assert {(w, s) for _, w, s in reports} == {(str(world), str(world * (world + 1) // 2))}
 
 
-RANK_REPORT = (
-    "import os; rank, size = os.environ['OMPI_COMM_WORLD_RANK'], os.environ['OMPI_COMM_WORLD_SIZE']; "
-    "print(f'mpi-rank={rank} size={size}', flush=True)"
+RANK_REPORT = textwrap.dedent(
+    """
+    import json, os, socket, sys
+    rank = os.environ["OMPI_COMM_WORLD_RANK"]
+    report = {"size": os.environ["OMPI_COMM_WORLD_SIZE"], "host": socket.gethostname(), "env": dict(os.environ)}
+    with open(os.path.join(sys.argv[1], rank + ".json"), "w") as out:
+        json.dump(report, out)
+    """
 )
+OPENMPI_RELEASES = sorted(p.stem.removeprefix("openmpi-") for p in Path(__file__).parent.glob("openmpi-*.txt"))
+"""Each Open MPI release the MPI template runs with, installed by ``make test`` into ``.venv/openmpi-<release>``."""
+SESSION_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+"""The PATH sshd gives a session (Debian's OpenSSH), whatever the container's environment."""
+
 
 WAIT_FOR_PORTS = textwrap.dedent(
     """
@@ -275,13 +287,25 @@ def _volume_binds(
 
 
 class _NetworkNamespace:
-    """A network namespace of the test's own (``ip netns``): the run's Pods share its loopback and
-    each binds its own 127.0.0.x address, as each Pod has its own IP; nothing reaches the machine's."""
+    """A network namespace of the test's own (``ip netns``): every Pod's address sits on one network
+    interface in it (one end of a veth pair: Open MPI 5's daemons refuse a host with loopback
+    alone, and a Pod has its eth0) and each Pod binds its own, as each Pod has its own IP; nothing
+    reaches the machine's network."""
 
-    def __init__(self) -> None:
+    NETWORK = "10.244.0"
+
+    def __init__(self, addresses: list[str]) -> None:
         self.name = f"gang-launch-{os.getpid()}"
         subprocess.run(["ip", "netns", "add", self.name], check=True)
-        subprocess.run(["ip", "netns", "exec", self.name, "ip", "link", "set", "lo", "up"], check=True)
+        commands = [["ip", "link", "set", "lo", "up"], ["ip", "link", "add", "pods", "type", "veth", "peer", "peer"]]
+        commands += [["ip", "address", "add", f"{address}/32", "dev", "pods"] for address in addresses]
+        commands += [["ip", "link", "set", "peer", "up"], ["ip", "link", "set", "pods", "up"]]
+        try:
+            for command in commands:
+                subprocess.run(self.command(command), check=True, capture_output=True)
+        except subprocess.CalledProcessError as failed:
+            self.delete()
+            raise AssertionError(f"{shlex.join(failed.cmd)}: {failed.stderr.decode().strip()}") from None
 
     def command(self, argv: list[str]) -> list[str]:
         return ["ip", "netns", "exec", self.name, *argv]
@@ -301,13 +325,20 @@ def _made_mount_points(paths: list[str]) -> list[str]:
     return made
 
 
-def test_mpi_run_starts_every_rank_over_real_ssh_with_pinned_host_keys(tmp_path: Path) -> None:
+@pytest.mark.parametrize("release", OPENMPI_RELEASES)
+def test_mpi_run_starts_every_rank_over_real_ssh_with_pinned_host_keys(tmp_path: Path, release: str) -> None:
     """The launcher's real ``mpirun`` reaches every worker through real ``ssh`` to the worker's real
     ``sshd``, each started from its rendered command with the run's Secret from ``make mpi-ssh-key``:
     every rank of the hostfile starts, and a launcher whose ``known_hosts`` holds another host key
-    is refused. ``OMPI_MCA_routed_radix=1`` makes Open MPI's launch tree as deep as 65 workers make it
-    with the default radix of 64: the run passes only if the launcher starts every daemon itself."""
-    _require(shutil.which("mpirun") is not None, "mpirun not found (apt-get install openmpi-bin; .ci/run does)")
+    is refused. ``routed_radix=1`` makes Open MPI's launch tree as deep as 65 workers make it with
+    the default radix of 64: the run passes only if the launcher starts every daemon itself.
+
+    The image is one with Open MPI in a prefix of its own and the job's command on its ``PATH``
+    only: a worker's sshd session has neither (``SESSION_PATH``, and any Open MPI of this machine's
+    own there is hidden), so each rank must find the command, and see every variable its worker's
+    container declares, through what the launcher hands it."""
+    prefix = Path(sys.prefix) / f"openmpi-{release}"
+    _require((prefix / "bin" / "mpirun").is_file(), f"{prefix}/bin/mpirun not found (make test installs it)")
     for tool, package in (("/usr/sbin/sshd", "openssh-server"), ("ssh", "openssh-client"), ("ip", "iproute2")):
         _require(shutil.which(tool) is not None, f"{tool} not found (apt-get install {package}; .ci/run does)")
     _require(_namespaces_work(), "unshare --mount --uts is not permitted here (needs root or user namespaces)")
@@ -324,8 +355,25 @@ def test_mpi_run_starts_every_rank_over_real_ssh_with_pinned_host_keys(tmp_path:
             "memory_gib_per_replica": 4,
             "topology": "none",
             "image": "example/mpi:1",
-            "command": [sys.executable, "-c", RANK_REPORT],
+            "command": ["rank-report", str(tmp_path / "reports")],
         },
+    )
+    # The image: Open MPI in its prefix, the job's command in a folder of its own, and a library path.
+    image_bin, image_lib, reports = tmp_path / "image-bin", tmp_path / "image-lib", tmp_path / "reports"
+    for folder in (image_bin, image_lib, reports):
+        folder.mkdir()
+    (image_bin / "rank-report").write_text(f"#!{sys.executable}\n{RANK_REPORT}")
+    (image_bin / "rank-report").chmod(0o755)
+    image_env = {"PATH": f"{prefix}/bin:{image_bin}:{SESSION_PATH}", "LD_LIBRARY_PATH": str(image_lib)}
+    image_env["HOME"] = os.environ.get("HOME", "/root")
+    # What a session's PATH would find of this machine's own Open MPI, hidden from the Pods.
+    hidden = tmp_path / "not-in-this-image"
+    hidden.write_text('#!/bin/sh\necho "$0 is not in this image" >&2\nexit 127\n')
+    hidden.chmod(0o755)
+    stray = tuple(
+        (hidden, found)
+        for name in ("mpirun", "orted", "prted")
+        if (found := shutil.which(name, path=SESSION_PATH)) is not None
     )
     pods = _kind(objects, "Pod")
     launcher = next(p for p in pods if p["spec"].get("initContainers"))
@@ -333,12 +381,12 @@ def test_mpi_run_starts_every_rank_over_real_ssh_with_pinned_host_keys(tmp_path:
     (config_map,) = _kind(objects, "ConfigMap")
     secret = run_secret(plan)
     files = {config_map["metadata"]["name"]: config_map["data"], secret["metadata"]["name"]: secret["stringData"]}
-    addresses = _addresses(pods)
-    hosts = _hosts_file(pods, tmp_path)
+    addresses = _addresses(pods, _NetworkNamespace.NETWORK)
+    hosts = _hosts_file(pods, tmp_path, _NetworkNamespace.NETWORK)
     containers = [(p, c) for p in pods for c in [*p["spec"].get("initContainers", []), *p["spec"]["containers"]]]
     binds = {id(c): _volume_binds(p, c, files, tmp_path / "volumes") for p, c in containers}
     made = _made_mount_points([path for b in binds.values() for _, path in b])
-    network = _NetworkNamespace()
+    network = _NetworkNamespace(sorted(addresses.values()))
     started: list[subprocess.Popen[str]] = []
     try:
         for worker in workers:
@@ -348,11 +396,11 @@ def test_mpi_run_starts_every_rank_over_real_ssh_with_pinned_host_keys(tmp_path:
             config.write_text(f"ListenAddress {addresses[worker['metadata']['name']]}\n")
             env = _container_env(worker, container)
             command = [_expand(part, env) for part in container["command"]]
-            pod_binds = (*binds[id(container)], (config, "/etc/ssh/sshd_config"))
+            pod_binds = (*binds[id(container)], (config, "/etc/ssh/sshd_config"), *stray)
             started.append(
                 subprocess.Popen(
                     network.command(_as_pod(worker, hosts, command, pod_binds)),
-                    env=_process_env(env),
+                    env=image_env | env,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.STDOUT,
                     text=True,
@@ -375,12 +423,12 @@ def test_mpi_run_starts_every_rank_over_real_ssh_with_pinned_host_keys(tmp_path:
         def launch(extra: tuple[tuple[Path, str], ...] = ()) -> list[subprocess.CompletedProcess[str]]:
             done = []
             for container in [*launcher["spec"]["initContainers"], *launcher["spec"]["containers"]]:
-                env = _container_env(launcher, container) | {"OMPI_MCA_routed_radix": "1"}
+                env = _container_env(launcher, container) | {"OMPI_MCA_routed_radix": "1", "PRTE_MCA_routed_radix": "1"}
                 command = [_expand(part, env) for part in container["command"]]
                 done.append(
                     subprocess.run(
-                        network.command(_as_pod(launcher, hosts, command, (*binds[id(container)], *extra))),
-                        env=_process_env(env),
+                        network.command(_as_pod(launcher, hosts, command, (*binds[id(container)], *stray, *extra))),
+                        env=image_env | env,
                         capture_output=True,
                         text=True,
                         timeout=TIMEOUT_SECONDS,
@@ -394,10 +442,22 @@ def test_mpi_run_starts_every_rank_over_real_ssh_with_pinned_host_keys(tmp_path:
         *waited, ran = launch()
         assert [w.returncode for w in waited] == [0] * len(waited), waited
         assert ran.returncode == 0, f"mpirun failed:\n{ran.stdout}{ran.stderr}"
-        # The expected ranks, from the rendered hostfile: every worker's slots.
-        slots = [int(line.split("slots=")[1]) for line in config_map["data"]["hostfile"].splitlines()]
-        reports = sorted(line for line in ran.stdout.splitlines() if line.startswith("mpi-rank="))
-        assert reports == sorted(f"mpi-rank={r} size={sum(slots)}" for r in range(sum(slots)))
+        # The expected ranks, from the rendered hostfile: every worker's slots, on that worker.
+        hostfile = [line.split(" slots=") for line in config_map["data"]["hostfile"].splitlines()]
+        world = sum(int(slots) for _, slots in hostfile)
+        seen = {int(p.stem): json.loads(p.read_text()) for p in reports.iterdir()}
+        assert sorted(seen) == list(range(world)), ran.stdout + ran.stderr
+        assert {r["size"] for r in seen.values()} == {str(world)}
+        by_pod = {w["spec"]["hostname"]: w for w in workers}
+        assert sorted(r["host"] for r in seen.values()) == sorted(
+            by_pod[name.split(".")[0]]["spec"]["hostname"] for name, slots in hostfile for _ in range(int(slots))
+        )
+        for report in seen.values():  # what the rank's worker container declares, and the image's paths
+            worker = by_pod[report["host"]]
+            declared = _container_env(worker, worker["spec"]["containers"][0])
+            assert {name: report["env"].get(name) for name in declared} == declared
+            assert str(image_bin) in report["env"]["PATH"].split(":")
+            assert str(image_lib) in report["env"]["LD_LIBRARY_PATH"].split(":")
 
         # The same launcher with another host key in its known_hosts: ssh refuses every worker.
         (ssh_folder, ssh_path) = next(b for b in binds[id(launcher["spec"]["containers"][0])] if "ssh" in b[1])
