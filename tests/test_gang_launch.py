@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-from pathlib import Path
 from typing import Any
 
 import kubernetes_validate
@@ -20,7 +18,6 @@ from tests.conftest import shipped_render
 PYTORCH = {"template": "pytorch", "replicas": 4, "device_class": "l4", "gpus_per_replica": 4, "image": "example/t:1"}
 PYTORCH_RUN = PYTORCH | {"command": ["train.py", "--lr=0.1"], "cpu_per_replica": 16, "memory_gib_per_replica": 64}
 MPI = {"template": "mpi", "replicas": 2, "device_class": "l4", "gpus_per_replica": 4, "image": "example/m:1"}
-DIST = Path(__file__).resolve().parent.parent / "dist"
 SERVICE = {"template": "service", "replicas": 3, "device_class": "l4", "gpus_per_replica": 1, "image": "example/s:1"}
 
 
@@ -190,31 +187,6 @@ def test_mpi_launcher_reaches_every_worker_through_the_hostfile() -> None:
     assert all(w["spec"]["containers"][0]["readinessProbe"]["tcpSocket"] == {"port": 22} for w in workers)
     (service,) = [o for o in objects if o["kind"] == "Service"]
     assert service["spec"]["publishNotReadyAddresses"] is False  # names resolve only once sshd is ready
-
-
-def _exported(command: list[str]) -> dict[str, str | None]:
-    """mpirun's ``-x`` arguments: ``NAME=VALUE``, or ``NAME`` alone (the launcher's own value)."""
-    exported = {}
-    for flag, argument in itertools.pairwise(command):
-        if flag == "-x":
-            name, equals, value = argument.partition("=")
-            exported[name] = value if equals else None
-    return exported
-
-
-def test_mpi_ranks_get_what_their_worker_container_is_told() -> None:
-    # A rank on a worker is a child of the worker's sshd, which passes on none of the container's
-    # environment: every variable the workers' containers declare (libfabric's on EFA pools among
-    # them) reaches the ranks only through mpirun's -x, and so does the image's PATH.
-    checked = {}
-    for path in sorted(DIST.glob("*/teams/*/*.yaml")):
-        pods = [o for o in yaml_files.load_all(path.read_text()) if o["kind"] == "Pod"]
-        for launcher in [p for p in pods if p["metadata"]["labels"]["gpu-platform.io/role"] == "launcher"]:
-            workers = [p for p in pods if p is not launcher]
-            (declared,) = {tuple((v["name"], v["value"]) for v in w["spec"]["containers"][0]["env"]) for w in workers}
-            checked[str(path.relative_to(DIST))] = dict(declared)
-            assert _exported(launcher["spec"]["containers"][0]["command"]) == {"PATH": None} | dict(declared), path
-    assert "FI_PROVIDER" in checked["dev/teams/vision/detector-sweep.yaml"]  # an MPI run on an EFA pool
 
 
 def test_service_pods_are_owned_by_stateful_sets_with_a_strict_disruption_budget() -> None:

