@@ -231,8 +231,28 @@ RANK_REPORT = textwrap.dedent(
     report = {"size": os.environ["OMPI_COMM_WORLD_SIZE"], "host": socket.gethostname(), "env": dict(os.environ)}
     with open(os.path.join(sys.argv[1], rank + ".json"), "w") as out:
         json.dump(report, out)
+    os.execvp("allreduce", ["allreduce"])  # the MPI program, from the image's PATH
     """
 )
+ALL_REDUCE_MPI = textwrap.dedent(
+    """
+    #include <mpi.h>
+    #include <stdio.h>
+
+    int main(int argc, char **argv) {
+        int rank, size, sum, mine;
+        MPI_Init(&argc, &argv);
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        mine = rank + 1;
+        MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        printf("all-reduce rank=%d size=%d sum=%d\\n", rank, size, sum);
+        return MPI_Finalize();
+    }
+    """
+)
+TCP_ONLY = {"OMPI_MCA_pml": "ob1", "OMPI_MCA_btl": "self,tcp"}
+"""This machine has no EFA or UCX: the ranks talk over TCP (else each probes for them for about a second)."""
 OPENMPI_RELEASES = sorted(p.stem.removeprefix("openmpi-") for p in Path(__file__).parent.glob("openmpi-*.txt"))
 """Each Open MPI release the MPI template runs with, installed by ``make test`` into ``.venv/openmpi-<release>``."""
 SESSION_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -340,7 +360,8 @@ def test_mpi_run_starts_every_rank_over_real_ssh_with_pinned_host_keys(tmp_path:
     admission added (a per-Pod stand-in for EKS Pod Identity's variable)."""
     prefix = Path(sys.prefix) / f"openmpi-{release}"
     _require((prefix / "bin" / "mpirun").is_file(), f"{prefix}/bin/mpirun not found (make test installs it)")
-    for tool, package in (("/usr/sbin/sshd", "openssh-server"), ("ssh", "openssh-client"), ("ip", "iproute2")):
+    tools = (("/usr/sbin/sshd", "openssh-server"), ("ssh", "openssh-client"), ("ip", "iproute2"), ("gcc", "gcc"))
+    for tool, package in tools:  # gcc: the release's mpicc builds the ranks' MPI program
         _require(shutil.which(tool) is not None, f"{tool} not found (apt-get install {package}; .ci/run does)")
     _require(_namespaces_work(), "unshare --mount --uts is not permitted here (needs root or user namespaces)")
     from cli.mpi_ssh_key import run_secret
@@ -367,6 +388,14 @@ def test_mpi_run_starts_every_rank_over_real_ssh_with_pinned_host_keys(tmp_path:
     (image_bin / "rank-report").write_text(f"#!{sys.executable}\n{RANK_REPORT}")
     (image_bin / "rank-report").chmod(0o755)
     (image_bin / "mpirun").symlink_to(prefix / "bin" / "mpirun")
+    (tmp_path / "all_reduce.c").write_text(ALL_REDUCE_MPI)
+    built = subprocess.run(
+        [str(prefix / "bin" / "mpicc"), "-o", str(image_bin / "allreduce"), str(tmp_path / "all_reduce.c")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert built.returncode == 0, built.stderr
     image_env = {"PATH": f"{image_bin}:{SESSION_PATH}", "LD_LIBRARY_PATH": str(image_lib)}
     image_env["HOME"] = os.environ.get("HOME", "/root")
     # What a session's PATH would find of this machine's own Open MPI, hidden from the Pods.
@@ -439,6 +468,7 @@ def test_mpi_run_starts_every_rank_over_real_ssh_with_pinned_host_keys(tmp_path:
             done = []
             for container in [*launcher["spec"]["initContainers"], *launcher["spec"]["containers"]]:
                 env = _container_env(launcher, container) | {"OMPI_MCA_routed_radix": "1", "PRTE_MCA_routed_radix": "1"}
+                env |= TCP_ONLY
                 command = [_expand(part, env) for part in container["command"]]
                 done.append(
                     subprocess.run(
@@ -467,6 +497,9 @@ def test_mpi_run_starts_every_rank_over_real_ssh_with_pinned_host_keys(tmp_path:
         assert sorted(r["host"] for r in seen.values()) == sorted(
             by_pod[name.split(".")[0]]["spec"]["hostname"] for name, slots in hostfile for _ in range(int(slots))
         )
+        sums = re.findall(r"all-reduce rank=(\d+) size=(\d+) sum=(\d+)", ran.stdout)
+        assert sorted(int(rank) for rank, _, _ in sums) == list(range(world)), ran.stdout + ran.stderr
+        assert {(size, total) for _, size, total in sums} == {(str(world), str(world * (world + 1) // 2))}
         for report in seen.values():  # its worker container's environment (Open MPI may put its own paths first)
             worker = by_pod[report["host"]]
             container_env = image_env | admitted[worker["metadata"]["name"]]
