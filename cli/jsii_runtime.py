@@ -269,11 +269,18 @@ def _shared_program() -> Path | None:
     return None if cache is None else _shared_runtime(cache)
 
 
+STAGING_KEPT_SECONDS = 3600
+"""A staging folder this much older is one a killed process left."""
+UNUSED_RUNTIME_KEPT_SECONDS = 7 * 24 * 3600
+"""A runtime folder no process started a kernel from for this long is an earlier jsii release's."""
+
+
 @functools.cache
 def _shared_runtime(parent: Path) -> Path | None:
     """``parent/jsii-runtime-<digest of the files' contents>/lib/program.js``, written once (synced,
     under a temporary name, then renamed, so no process sees it half written) and never changed;
-    None when it cannot be written. Staging folders a killed process left over an hour ago go then."""
+    None when it cannot be written. Each use marks the folder (its modification time), and other
+    releases' folders unused for a week go then, with staging folders a killed process left."""
     contents = _runtime_contents()
     if contents is None:
         return None
@@ -282,14 +289,13 @@ def _shared_runtime(parent: Path) -> Path | None:
         digest.update(f"{relative}\0{len(data)}\0".encode() + data)
     root = parent / f"jsii-runtime-{digest.hexdigest()[:16]}"
     program = root / "lib" / "program.js"
+    _remove_stale_runtimes(parent, keep=root)
     if program.is_file():
+        with suppress(OSError):
+            os.utime(root)
         return program
     try:
         parent.mkdir(parents=True, exist_ok=True)
-        for stale in parent.glob(".jsii-runtime-*"):
-            with suppress(OSError):
-                if time.time() - stale.stat().st_mtime > 3600:
-                    shutil.rmtree(stale, ignore_errors=True)
         staging = Path(tempfile.mkdtemp(prefix=".jsii-runtime-", dir=parent))
     except OSError:
         return None
@@ -299,6 +305,19 @@ def _shared_runtime(parent: Path) -> Path | None:
     except OSError:  # another process put it in place first, or the folder is not writable
         shutil.rmtree(staging, ignore_errors=True)
     return program if program.is_file() else None
+
+
+def _remove_stale_runtimes(parent: Path, *, keep: Path) -> None:
+    """Remove staging folders and other releases' runtime folders left unused (a few MB each)."""
+    now = time.time()
+    for pattern, kept_seconds in (
+        (".jsii-runtime-*", STAGING_KEPT_SECONDS),
+        ("jsii-runtime-*", UNUSED_RUNTIME_KEPT_SECONDS),
+    ):
+        for folder in parent.glob(pattern):
+            with suppress(OSError):
+                if folder != keep and now - folder.stat().st_mtime > kept_seconds:
+                    shutil.rmtree(folder, ignore_errors=True)
 
 
 def stop_early_kernels() -> None:

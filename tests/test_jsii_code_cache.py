@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from cli import jsii_runtime
 from cli.jsii_runtime import CODE_CACHE_ENV, code_cache_dir
 from config.load import REPO_ROOT
 from tests.node import node, node_json
@@ -363,3 +364,24 @@ def _files(root: Path) -> dict[str, bytes]:
     files = {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
     assert files, f"nothing rendered under {root}"
     return files
+
+
+def test_runtime_folders_of_releases_left_unused_go_and_the_one_in_use_stays(tmp_path: Path) -> None:
+    def aged(name: str, seconds: float) -> Path:
+        folder = tmp_path / name
+        (folder / "lib").mkdir(parents=True)
+        os.utime(folder, (folder.stat().st_atime, folder.stat().st_mtime - seconds))
+        return folder
+
+    week = jsii_runtime.UNUSED_RUNTIME_KEPT_SECONDS
+    unused = aged("jsii-runtime-0000000000000000", week + 60)
+    recent = aged("jsii-runtime-1111111111111111", week - 3600)
+    staging = aged(".jsii-runtime-killed", jsii_runtime.STAGING_KEPT_SECONDS + 60)
+    program = jsii_runtime._shared_runtime.__wrapped__(tmp_path)
+    assert program is not None and program.is_file()
+    assert (unused.exists(), recent.exists(), staging.exists()) == (False, True, False)
+    # In use again a week later: the folder is marked on each use, so it stays.
+    own = program.parent.parent
+    os.utime(own, (own.stat().st_atime, own.stat().st_mtime - week - 60))
+    assert jsii_runtime._shared_runtime.__wrapped__(tmp_path) == program
+    assert own.exists() and own.stat().st_mtime > recent.stat().st_mtime
