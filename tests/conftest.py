@@ -33,8 +33,12 @@ from config.model import EnvironmentConfig as _Env
 if TYPE_CHECKING:
     from charts.render import RenderedEnvironment
 
-start_kernel_early((*stacks.JSII_MODULES, *charts.JSII_MODULES))  # as the commands start it, loading what tests load
-use_direct_channel()  # the commands' channel to jsii's kernel, before any test starts the runtime
+
+def _hands_out_tests_only(config: pytest.Config) -> bool:
+    """pytest-xdist's controller process: it runs no test, so a kernel there (loading aws-cdk-lib
+    and cdk8s) would only take a core from the workers while they start."""
+    return config.getoption("dist", "no") != "no" and not hasattr(config, "workerinput")
+
 
 # Property tests: 200 examples each by default, HYPOTHESIS_PROFILE=deep for 5000; no example database
 # written into the checkout.
@@ -68,6 +72,10 @@ def _reference_missing() -> str | None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if not _hands_out_tests_only(config):  # here: before collection imports jsii
+        # As the commands start it, loading what tests load, on the commands' channel.
+        start_kernel_early((*stacks.JSII_MODULES, *charts.JSII_MODULES))
+        use_direct_channel()
     config.addinivalue_line("markers", "reference: reads upstream reference material under REFERENCE")
 
 
