@@ -240,8 +240,8 @@ _MPIRUN = (
 )
 _SSHD = (
     # A rank is a child of this container's sshd, whose sessions get sshd's default PATH and none
-    # of the container's variables (its own, the image's, what admission added: EKS Pod Identity's
-    # or IRSA's credentials, the DRA driver's): sshd reads them from ~/.ssh/environment, with
+    # of the container's variables (its own, the image's, and what admission added, such as EKS Pod
+    # Identity's or IRSA's credentials): sshd reads them from ~/.ssh/environment, with
     # PermitUserEnvironment (sshd(8), "~/.ssh/environment"), one NAME=value a line. The umask is
     # the subshell's: the sessions keep the container's.
     "set -e\n"

@@ -170,6 +170,16 @@ ALL_REDUCE = textwrap.dedent(
 )
 
 
+ALL_REDUCED = r"rank=(\d+) world=(\d+) sum=(\d+)"
+"""What each rank of an all-reduce payload (torch's or the MPI program) prints."""
+
+
+def _assert_one_world(reports: list[tuple[str, ...]], world: int, output: str) -> None:
+    """Every rank of ``world`` reported once, each the world's size and the sum of 1..world."""
+    assert sorted(int(rank) for rank, _, _ in reports) == list(range(world)), output
+    assert {(w, s) for _, w, s in reports} == {(str(world), str(world * (world + 1) // 2))}, output
+
+
 def test_pytorch_run_forms_one_world_with_real_torchrun(tmp_path: Path) -> None:
     # Looked up, not imported: the launched processes import it (and this one need not pay for it).
     _require(find_spec("torch") is not None, "torch is not installed (make test installs requirements-launchers.txt)")
@@ -219,9 +229,8 @@ def test_pytorch_run_forms_one_world_with_real_torchrun(tmp_path: Path) -> None:
         output, _ = process.communicate(timeout=TIMEOUT_SECONDS)
         assert process.returncode == 0, f"{pod['metadata']['name']} failed:\n{output}"
         # Two ranks of one Pod share its output stream, so lines may interleave.
-        reports += re.findall(r"rank=(\d+) world=(\d+) sum=(\d+)", output)
-    assert sorted(int(rank) for rank, _, _ in reports) == list(range(world))
-    assert {(w, s) for _, w, s in reports} == {(str(world), str(world * (world + 1) // 2))}
+        reports += re.findall(ALL_REDUCED, output)
+    _assert_one_world(reports, world, output)
 
 
 RANK_REPORT = textwrap.dedent(
@@ -246,7 +255,7 @@ ALL_REDUCE_MPI = textwrap.dedent(
         MPI_Comm_size(MPI_COMM_WORLD, &size);
         mine = rank + 1;
         MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-        printf("all-reduce rank=%d size=%d sum=%d\\n", rank, size, sum);
+        printf("rank=%d world=%d sum=%d\\n", rank, size, sum);
         return MPI_Finalize();
     }
     """
@@ -497,16 +506,14 @@ def test_mpi_run_starts_every_rank_over_real_ssh_with_pinned_host_keys(tmp_path:
         assert sorted(r["host"] for r in seen.values()) == sorted(
             by_pod[name.split(".")[0]]["spec"]["hostname"] for name, slots in hostfile for _ in range(int(slots))
         )
-        sums = re.findall(r"all-reduce rank=(\d+) size=(\d+) sum=(\d+)", ran.stdout)
-        assert sorted(int(rank) for rank, _, _ in sums) == list(range(world)), ran.stdout + ran.stderr
-        assert {(size, total) for _, size, total in sums} == {(str(world), str(world * (world + 1) // 2))}
-        for report in seen.values():  # its worker container's environment (Open MPI may put its own paths first)
+        _assert_one_world(re.findall(ALL_REDUCED, ran.stdout), world, ran.stdout + ran.stderr)
+        for report in seen.values():  # its worker's environment (Open MPI may put its own paths first)
             worker = by_pod[report["host"]]
             container_env = image_env | admitted[worker["metadata"]["name"]]
             container_env |= _container_env(worker, worker["spec"]["containers"][0])
             for name, value in container_env.items():
                 got = report["env"].get(name, "")
-                assert got.endswith(f":{value}") if name.endswith("PATH") else got == value, (name, got, value)
+                assert got == value or (name.endswith("PATH") and got.endswith(f":{value}")), (name, got, value)
 
         # The same launcher with another host key in its known_hosts: ssh refuses every worker.
         (ssh_folder, ssh_path) = next(b for b in binds[id(launcher["spec"]["containers"][0])] if "ssh" in b[1])
