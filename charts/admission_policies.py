@@ -15,6 +15,7 @@ from charts.cluster_objects import MANAGED_BY
 from charts.ordering import SYNC_WAVE, sync_wave
 from config.platform import PlatformConfig
 from policy.admission import OPERATIONS, AdmissionPolicy, Json, admission_policies, validation_actions
+from policy.workload_api import needs_workload_api
 
 
 def _selector(selector: Json | None) -> k8s.LabelSelector | None:
@@ -72,10 +73,16 @@ class GangAdmissionPolicies(Construct):
     ``policy_enforcement: deny`` binds with ``[Deny]``.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, platform: PlatformConfig) -> None:
+    def __init__(
+        self, scope: Construct, construct_id: str, *, platform: PlatformConfig, gang_native: bool = True
+    ) -> None:
+        """``gang_native=False`` (the fallback form) leaves out the policies that judge gang kinds or gang
+        fields: there are none to judge, and the one that wants GPU Pods in a gang would refuse them all."""
         super().__init__(scope, construct_id)
         actions = list(validation_actions(platform.policy_enforcement))
         for policy in admission_policies(platform):
+            if not gang_native and needs_workload_api(policy):
+                continue
             labels = {**MANAGED_BY, f"{DOMAIN}/admission-policy": policy.name}
             k8s.KubeValidatingAdmissionPolicy(
                 self,

@@ -212,8 +212,24 @@ def _pod_spec(
         scheduling_group=k8s.PodSchedulingGroup(pod_group_name=pod_group) if pod_group else None,
         priority_class_name=plan.tier.priority_class,
         tolerations=[_toleration(dict(t)) for t in plan.tolerations] if claims else None,
+        affinity=_zone_affinity(plan),
         restart_policy=restart_policy,
     )
+
+
+def _zone_affinity(plan: GangPlan) -> k8s.Affinity | None:
+    """Fallback ``topology: zone``: each Pod requires the zone of the run's Pods already placed.
+
+    The first Pod may go anywhere (kube-scheduler admits a Pod that matches its own required term when
+    no Pod matches it yet); the rest follow it into its zone.
+    """
+    if plan.zone_affinity_key is None:
+        return None
+    term = k8s.PodAffinityTerm(
+        topology_key=plan.zone_affinity_key,
+        label_selector=k8s.LabelSelector(match_labels={"app.kubernetes.io/part-of": plan.workload_name}),
+    )
+    return k8s.Affinity(pod_affinity=k8s.PodAffinity(required_during_scheduling_ignored_during_execution=[term]))
 
 
 class _GangObjects:
@@ -229,6 +245,10 @@ class _GangObjects:
         self._network()
         if plan.job:
             self._job()
+            return
+        if not plan.native:
+            for group in plan.groups:
+                self._pods(group, pod_group=None)
             return
         self._workload()
         parent = None
@@ -351,7 +371,7 @@ class _GangObjects:
             ),
         )
 
-    def _pods(self, group: GroupPlan, *, pod_group: str) -> None:
+    def _pods(self, group: GroupPlan, *, pod_group: str | None) -> None:
         plan = self.plan
         if plan.template is GangTemplate.SERVICE:
             self._stateful_sets(group, pod_group=pod_group)
@@ -374,7 +394,7 @@ class _GangObjects:
                     spec=_pod_spec(plan, role, pod_group=pod_group, restart_policy="Never", hostname=name),
                 )
 
-    def _stateful_sets(self, group: GroupPlan, *, pod_group: str) -> None:
+    def _stateful_sets(self, group: GroupPlan, *, pod_group: str | None) -> None:
         """Service roles: a StatefulSet each (replaces lost Pods, keeps their names), all Pods created at once."""
         plan = self.plan
         for role in group.roles:
@@ -431,32 +451,36 @@ class _GangObjects:
                 completions=replicas,
                 parallelism=replicas,
                 backoff_limit=0,
-                scheduling=k8s.JobSchedulingConfiguration(
-                    scheduling_policy=k8s.WorkloadPodGroupSchedulingPolicyV1Alpha3(
-                        gang=k8s.WorkloadPodGroupGangSchedulingPolicyV1Alpha3(min_count=group.min_count)
-                    ),
-                    scheduling_constraints=(
-                        k8s.WorkloadPodGroupSchedulingConstraintsV1Alpha3(
-                            topology=[k8s.TopologyConstraintV1Alpha3(key=plan.topology_key)]
-                        )
-                        if plan.topology_key
-                        else None
-                    ),
-                    disruption_mode=_disruption(plan),
-                    resource_claims=(
-                        [
-                            k8s.WorkloadPodGroupResourceClaimV1Alpha3(
-                                name=SHARED_CLAIM, resource_claim_template_name=_shared_name(plan)
-                            )
-                        ]
-                        if plan.shared_devices
-                        else None
-                    ),
-                ),
+                scheduling=self._job_scheduling(group) if plan.native else None,
                 template=k8s.PodTemplateSpec(
                     metadata=k8s.ObjectMeta(labels=meta.labels, annotations=dict(GANG_POD_ANNOTATIONS)),
                     spec=_pod_spec(plan, worker, pod_group=None, restart_policy="Never"),
                 ),
+            ),
+        )
+
+    def _job_scheduling(self, group: GroupPlan) -> k8s.JobSchedulingConfiguration:
+        plan = self.plan
+        return k8s.JobSchedulingConfiguration(
+            scheduling_policy=k8s.WorkloadPodGroupSchedulingPolicyV1Alpha3(
+                gang=k8s.WorkloadPodGroupGangSchedulingPolicyV1Alpha3(min_count=group.min_count)
+            ),
+            scheduling_constraints=(
+                k8s.WorkloadPodGroupSchedulingConstraintsV1Alpha3(
+                    topology=[k8s.TopologyConstraintV1Alpha3(key=plan.topology_key)]
+                )
+                if plan.topology_key
+                else None
+            ),
+            disruption_mode=_disruption(plan),
+            resource_claims=(
+                [
+                    k8s.WorkloadPodGroupResourceClaimV1Alpha3(
+                        name=SHARED_CLAIM, resource_claim_template_name=_shared_name(plan)
+                    )
+                ]
+                if plan.shared_devices
+                else None
             ),
         )
 

@@ -30,6 +30,7 @@ from config.teams import TeamRun, load_team_runs, unhonoured_settings
 from observability.dashboard import dashboard_json
 from policy.gangs import GangPlan
 from policy.gate_fields import subject as object_subject
+from policy.gates import gang_scheduling_native
 from policy.karpenter import karpenter_objects
 from policy.workload_rules import WorkloadRuleError, check_objects
 
@@ -89,7 +90,14 @@ def render_cluster_objects(env: EnvironmentConfig, *, app: App | None = None) ->
             app, "priority-classes", lambda c: PriorityTiers(c, "PriorityTiers", platform=platform)
         ),
         "admission-policies.yaml": _chart(
-            app, "admission-policies", lambda c: GangAdmissionPolicies(c, "AdmissionPolicies", platform=platform)
+            app,
+            "admission-policies",
+            lambda c: GangAdmissionPolicies(
+                c,
+                "AdmissionPolicies",
+                platform=platform,
+                gang_native=gang_scheduling_native(env.feature_gates.control_plane),
+            ),
         ),
     }
 

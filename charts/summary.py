@@ -10,7 +10,8 @@ from catalog.priority_tiers import TIERS
 from config.karpenter import KarpenterPoolConfig
 from config.model import EnvironmentConfig
 from policy.device_classes import selector_expression
-from policy.gangs import GangPlan
+from policy.gangs import FALLBACK_LOSES, GangPlan
+from policy.gates import gang_scheduling_native, served_beyond_eks
 from policy.launch.wiring import discovery, gang_pods, world_size
 from policy.node_pools import (
     efa_interfaces_per_node,
@@ -78,6 +79,28 @@ def _pool_lines(env: EnvironmentConfig) -> list[str]:
     return [*lines, ""]
 
 
+def _control_plane_lines(env: EnvironmentConfig) -> list[str]:
+    """What the control plane is taken to serve, and so which gang form every run below has."""
+    gates = env.feature_gates
+    beyond = served_beyond_eks(gates.control_plane)
+    lines = ["## Control plane", ""]
+    if gang_scheduling_native(gates.control_plane):
+        lines.append("Gang form: native (Workload and PodGroups; GenericWorkload is on).")
+    else:
+        lines.append(
+            "Gang form: fallback. EKS 1.37 does not serve GenericWorkload (`catalog/eks_control_plane.py`), so no "
+            f"run has a Workload or PodGroup: {FALLBACK_LOSES}."
+        )
+    if beyond:
+        lines.append(
+            f"Acknowledged as served beyond EKS 1.37 (`feature_gates.acknowledge_served_beyond_eks`): "
+            f"{', '.join(beyond)}. `make verify` checks them on the live cluster."
+        )
+    else:
+        lines.append("Relies on nothing beyond what EKS 1.37 serves.")
+    return [*lines, ""]
+
+
 def summary_markdown(env: EnvironmentConfig, plans: list[GangPlan], *, notes: Sequence[str] = ()) -> str:
     allowed = _tier_namespaces(env)
     lines = [
@@ -91,6 +114,7 @@ def summary_markdown(env: EnvironmentConfig, plans: list[GangPlan], *, notes: Se
         "| tier | PriorityClass | value | preemption | disruption | global default | namespaces |",
         "|---|---|---|---|---|---|---|",
     ]
+    lines = [*lines[:5], *_control_plane_lines(env), *lines[5:]]
     for tier, spec in TIERS.items():
         namespaces = ", ".join(allowed[tier.value]) or "—"
         default = "yes" if env.platform.default_tier is tier else ""
@@ -115,11 +139,18 @@ def summary_markdown(env: EnvironmentConfig, plans: list[GangPlan], *, notes: Se
             groups = ", ".join(
                 f"{g.name} ({g.min_count if g.min_count is not None else 'basic'}/{g.replicas})" for g in plan.groups
             )
+            if not plan.native:
+                groups = "— (no PodGroup)"
+            topology = plan.topology_key or (
+                f"{plan.zone_affinity_key} (Pod affinity)" if plan.zone_affinity_key else "—"
+            )
             lines.append(
                 f"| {plan.team} | {plan.run} | `{plan.workload_name}` | {plan.template.value} | {plan.variant} | "
-                f"{groups} | `{plan.tier.priority_class}` | {plan.topology_key or '—'} | "
+                f"{groups} | `{plan.tier.priority_class}` | {topology} | "
                 f"{plan.total_gpus}x `{plan.device_class.name}` |"
             )
+        lines += ["", "What each gang gets on this cluster:", ""]
+        lines += [f"- {plan.team}/{plan.run}: {plan.gang_form}" for plan in plans]
     if plans:
         lines += [
             "",

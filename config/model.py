@@ -212,7 +212,13 @@ class DraDriverConfig(Model):
 
 class FeatureGatesConfig(Model):
     control_plane: tuple[str, ...] = ()
-    """Gates the control plane provides. On EKS AWS sets them: this records what we rely on."""
+    """Gates the control plane provides. On EKS AWS sets them: this records what we rely on, and a gate
+    EKS 1.37 does not serve (`catalog/eks_control_plane.py`) must also be listed in
+    `acknowledge_served_beyond_eks`. Without GenericWorkload, gangs render in the fallback form."""
+    acknowledge_served_beyond_eks: tuple[str, ...] = ()
+    """Gates of `control_plane` that this cluster's control plane serves although EKS 1.37 does not
+    (a self-managed control plane, or once AWS turns a gate on). Said at synth, in SUMMARY.md and in
+    the `ServedBeyondEks` stack output; `make verify` checks them on the live cluster."""
     kubelet: tuple[str, ...] = ()
     """Gates set on GPU nodes' kubelets through the nodeadm ``NodeConfig``."""
 

@@ -90,6 +90,12 @@ def _composite(env: EnvironmentConfig, run: RunConfig) -> bool:
     return run.hierarchical and "CompositePodGroup" in env.feature_gates.control_plane
 
 
+def _native(env: EnvironmentConfig) -> bool:
+    from policy.gates import gang_scheduling_native
+
+    return gang_scheduling_native(env.feature_gates.control_plane)
+
+
 def _check_name(name: str) -> None:
     import re
 
@@ -199,7 +205,7 @@ def check_run(env: EnvironmentConfig, team: str, run: RunConfig) -> None:
             )
         # PyTorch and service count rank 0 / the leader in replicas; MPI and Spark add it on top.
         flat_min = run.min_replicas + (run.template in (GangTemplate.MPI, GangTemplate.SPARK))
-        if run.min_replicas < run.replicas and not _composite(env, run):
+        if run.min_replicas < run.replicas and not _composite(env, run) and _native(env):
             raise ConfigError(
                 "min_replicas",
                 run.min_replicas,
@@ -224,22 +230,32 @@ def _check_schedulable(run: RunConfig) -> None:
 
 def unhonoured_settings(env: EnvironmentConfig, run: RunConfig) -> list[UnhonouredSetting]:
     """Settings the gang templates would leave out of the rendered objects (see ``policy.gangs.plan_gang``)."""
-    from policy.gates import effective_gates
+    from policy.gates import effective_gates, gang_scheduling_native
 
     gates = effective_gates(env.feature_gates.control_plane)
+    # Without GenericWorkload (the fallback form) zone topology is a Pod affinity and a Job run a plain
+    # indexed Job: both are honoured without their gates.
+    native = gang_scheduling_native(gates)
     written = run.model_fields_set
     found = []
 
     def needs(field: str, value: object, reason: str, remedy: str) -> None:
         found.append(UnhonouredSetting(field, value, field in written, reason, remedy))
 
-    if run.topology is TopologyPreference.ZONE and "TopologyAwareWorkloadScheduling" not in gates:
+    if native and run.topology is TopologyPreference.ZONE and "TopologyAwareWorkloadScheduling" not in gates:
         gate = "TopologyAwareWorkloadScheduling"
         needs("topology", run.topology.value, f"the {gate} gate is off", f"add {gate} to feature_gates.control_plane")
-    if run.job and "WorkloadWithJob" not in gates:
+    if native and run.job and "WorkloadWithJob" not in gates:
         needs("job", True, "the WorkloadWithJob gate is off", "add WorkloadWithJob to feature_gates.control_plane")
     elif run.job and run.template is not GangTemplate.PYTORCH:
         needs("job", True, f"the Job form is pytorch only, not {run.template.value}", "use template: pytorch")
+    if not native and run.min_replicas is not None:
+        needs(
+            "min_replicas",
+            run.min_replicas,
+            "without GenericWorkload there is no gang minimum: the fallback form starts Pods one by one",
+            "run on a control plane that serves GenericWorkload (feature_gates.acknowledge_served_beyond_eks)",
+        )
     if run.hierarchical and "CompositePodGroup" not in gates:
         gate = "CompositePodGroup"
         needs("hierarchical", True, f"the {gate} gate is off", f"add {gate} to feature_gates.control_plane")

@@ -47,7 +47,11 @@ def validate_environment(env: EnvironmentConfig) -> None:
     check_karpenter(env)
     check_observability(env)
     _check_platform(env)
-    check_gates(control_plane=env.feature_gates.control_plane, kubelet=env.feature_gates.kubelet)
+    check_gates(
+        control_plane=env.feature_gates.control_plane,
+        kubelet=env.feature_gates.kubelet,
+        served_beyond_eks=env.feature_gates.acknowledge_served_beyond_eks,
+    )
 
 
 def _check_cluster(env: EnvironmentConfig) -> None:

@@ -20,7 +20,7 @@ from config.platform import GangTemplate, RunConfig, TopologyPreference
 from config.validate_launch import processes_per_pod
 from policy.device_classes import pool_serves
 from policy.efa import EfaPodSettings, efa_pod_settings
-from policy.gates import effective_gates
+from policy.gates import effective_gates, gang_scheduling_native
 from policy.node_pools import tolerations_for
 
 DIGEST_LENGTH = 8
@@ -65,6 +65,7 @@ class GangPlan:
     composite: bool
     job: bool
     topology_key: str | None
+    """Zone key of the gang's topology constraint (native form with TopologyAwareWorkloadScheduling)."""
     preemption_policy: bool
     elastic: bool
     image: str
@@ -86,6 +87,11 @@ class GangPlan:
     """PersistentVolumeClaim name and mount path, mounted in every Pod."""
     readiness_command: tuple[str, ...] = ()
     """A service Pod's own readiness check (the leader's adds the whole group)."""
+    native: bool = True
+    """Workload and PodGroups (GenericWorkload on): the gang starts whole or waits whole. ``False`` is the
+    fallback form: the same Pods with no PodGroup, scheduled one by one (see ``FALLBACK_LOSES``)."""
+    zone_affinity_key: str | None = None
+    """Fallback form of ``topology: zone``: every Pod requires the zone of the run's other Pods."""
 
     @cached_property
     def digest(self) -> str:
@@ -105,6 +111,8 @@ class GangPlan:
             "tolerations": [dict(t) for t in self.tolerations],
             "launch": [self.processes_per_pod, self.shm_gib, self.checkpoint, list(self.readiness_command)],
         }
+        if not self.native:
+            payload["fallback"] = [self.zone_affinity_key]
         if self.efa:
             payload["efa"] = [[role, asdict(settings)] for role, settings in self.efa]
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:DIGEST_LENGTH]
@@ -123,7 +131,24 @@ class GangPlan:
 
     @property
     def variant(self) -> str:
+        if not self.native:
+            return "fallback-job" if self.job else "fallback"
         return "job" if self.job else "composite" if self.composite else "flat"
+
+    @property
+    def gang_form(self) -> str:
+        """What a gang gets on this cluster, in words (SUMMARY.md, ``make check``)."""
+        if self.native:
+            return "native gang scheduling: its PodGroups start whole or wait whole"
+        zone = "; the zone Pod affinity keeps it in one zone" if self.zone_affinity_key else ""
+        return f"fallback form (no PodGroup): loses the all-or-nothing start and whole-gang preemption{zone}"
+
+
+FALLBACK_LOSES = (
+    "Pods are scheduled one by one, so a partial start holds its GPUs while the rest wait; "
+    "preemption takes single Pods, not the whole gang"
+)
+"""What the fallback form loses against native gang scheduling (GenericWorkload off: EKS 1.37 as AWS runs it)."""
 
 
 LEADS_ITS_GANG = (GangTemplate.PYTORCH, GangTemplate.SERVICE)
@@ -174,9 +199,12 @@ def pools_serving(env: EnvironmentConfig, spec: DeviceClassSpec) -> list[GpuPool
 
 def plan_gang(env: EnvironmentConfig, *, team: str, run_name: str, run: RunConfig) -> GangPlan:
     gates = effective_gates(env.feature_gates.control_plane)
-    composite = run.hierarchical and "CompositePodGroup" in gates
-    job = run.job and "WorkloadWithJob" in gates and run.template is GangTemplate.PYTORCH
-    topology = run.topology is TopologyPreference.ZONE and "TopologyAwareWorkloadScheduling" in gates
+    native = gang_scheduling_native(gates)
+    composite = native and run.hierarchical and "CompositePodGroup" in gates
+    # Without the Workload API a Job run is a plain indexed Job: nothing of it needs a gate.
+    job = run.job and run.template is GangTemplate.PYTORCH and ("WorkloadWithJob" in gates or not native)
+    zone = run.topology is TopologyPreference.ZONE
+    topology = native and zone and "TopologyAwareWorkloadScheduling" in gates
     spec = DEVICE_CLASSES[run.device_class]
     classes = [spec] + ([DEVICE_CLASSES[run.shared_devices.device_class]] if run.shared_devices else [])
     taints = tuple(t for c in classes for p in pools_serving(env, c) for t in p.taints)
@@ -198,7 +226,7 @@ def plan_gang(env: EnvironmentConfig, *, team: str, run_name: str, run: RunConfi
         composite=composite,
         job=job,
         topology_key=ZONE_LABEL if topology else None,
-        preemption_policy="PodGroupPreemptionPolicy" in gates,
+        preemption_policy=native and "PodGroupPreemptionPolicy" in gates,
         elastic=run.elastic,
         image=run.image,
         command=run.command,
@@ -213,4 +241,6 @@ def plan_gang(env: EnvironmentConfig, *, team: str, run_name: str, run: RunConfi
         shm_gib=run.shm_gib or max(1, run.memory_gib_per_replica // 4),
         checkpoint=(run.checkpoint.claim_name, run.checkpoint.mount_path) if run.checkpoint else None,
         readiness_command=run.readiness_command,
+        native=native,
+        zone_affinity_key=ZONE_LABEL if zone and not native else None,
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from catalog.eks_control_plane import EKS_SERVED
 from catalog.feature_gates import FEATURE_GATES, Component, FeatureGate, Stage
 from config.errors import ConfigError
 
@@ -28,8 +29,11 @@ def effective_gates(declared: Iterable[str]) -> frozenset[str]:
     return frozenset(declared) | {n for n, g in FEATURE_GATES.items() if g.default}
 
 
-def check_gates(*, control_plane: tuple[str, ...], kubelet: tuple[str, ...]) -> None:
-    """Reject unknown, removed and dependency-broken gates, and kubelet gates the kubelet lacks."""
+def check_gates(
+    *, control_plane: tuple[str, ...], kubelet: tuple[str, ...], served_beyond_eks: tuple[str, ...] = ()
+) -> None:
+    """Reject unknown, removed and dependency-broken gates, kubelet gates the kubelet lacks, and
+    control-plane gates EKS 1.37 does not serve unless ``served_beyond_eks`` acknowledges them."""
     for index, name in enumerate(control_plane):
         gate = _lookup(name, f"feature_gates.control_plane[{index}]")
         if not gate.components & {Component.APISERVER, Component.SCHEDULER, Component.CONTROLLER_MANAGER}:
@@ -48,6 +52,7 @@ def check_gates(*, control_plane: tuple[str, ...], kubelet: tuple[str, ...]) -> 
                 "gate is not a kubelet gate",
                 "list it under feature_gates.control_plane",
             )
+    _check_served_by_eks(control_plane, served_beyond_eks)
     on = effective_gates(control_plane)
     for index, name in enumerate(control_plane):
         for dependency in FEATURE_GATES[name].depends_on:
@@ -66,6 +71,51 @@ def check_gates(*, control_plane: tuple[str, ...], kubelet: tuple[str, ...]) -> 
                 "kubelet gate is on while the control plane does not provide it",
                 f"add {name} to feature_gates.control_plane or drop it from the kubelet",
             )
+
+
+ACKNOWLEDGE_FIELD = "feature_gates.acknowledge_served_beyond_eks"
+
+
+def _check_served_by_eks(control_plane: tuple[str, ...], acknowledged: tuple[str, ...]) -> None:
+    """Each gate EKS does not serve is acknowledged, and each acknowledgement is of such a gate in use."""
+    for index, name in enumerate(acknowledged):
+        _lookup(name, f"{ACKNOWLEDGE_FIELD}[{index}]")
+        if name not in control_plane:
+            raise ConfigError(
+                f"{ACKNOWLEDGE_FIELD}[{index}]",
+                name,
+                "acknowledges a gate the environment does not rely on",
+                f"drop it, or add {name} to feature_gates.control_plane",
+            )
+        if EKS_SERVED[name].served:
+            raise ConfigError(
+                f"{ACKNOWLEDGE_FIELD}[{index}]",
+                name,
+                "EKS 1.37 serves this gate already, so there is nothing to acknowledge",
+                "drop it from the list",
+            )
+    for index, name in enumerate(control_plane):
+        row = EKS_SERVED[name]
+        if not row.served and name not in acknowledged:
+            stage = FEATURE_GATES[name].stage.value
+            default = "on" if FEATURE_GATES[name].default else "off"
+            raise ConfigError(
+                f"feature_gates.control_plane[{index}]",
+                name,
+                f"EKS 1.37 does not serve this gate ({stage}, {default} by default; catalog/eks_control_plane.py)",
+                f"drop it (gangs then render in the fallback form), or, if this cluster's control plane does "
+                f"serve it, list it in {ACKNOWLEDGE_FIELD}",
+            )
+
+
+def served_beyond_eks(control_plane: Iterable[str]) -> tuple[str, ...]:
+    """The declared gates that a plain EKS 1.37 cluster does not serve, sorted."""
+    return tuple(sorted(n for n in control_plane if not EKS_SERVED[n].served))
+
+
+def gang_scheduling_native(control_plane: Iterable[str]) -> bool:
+    """Gangs get Workloads and PodGroups (all-or-nothing scheduling) only where GenericWorkload is on."""
+    return "GenericWorkload" in effective_gates(control_plane)
 
 
 def required_api_versions(control_plane: Iterable[str]) -> tuple[str, ...]:

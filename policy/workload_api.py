@@ -57,7 +57,10 @@ def needs_workload_api(policy: AdmissionPolicy) -> bool:
 
 
 def withheld_policy_names(platform: PlatformConfig) -> frozenset[str]:
-    """Admission policies (and their bindings, which share the name) the stack does not apply."""
+    """Admission policies (and their bindings, which share the name) the stack does not apply.
+
+    Only ``optional`` withholds any: in the fallback form (GenericWorkload off) they are not rendered at all
+    (``charts.admission_policies``)."""
     if platform.workload_api is WorkloadApi.REQUIRED:
         return frozenset()
     return frozenset(p.name for p in admission_policies(platform) if needs_workload_api(p))
