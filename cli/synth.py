@@ -266,6 +266,22 @@ def configuration_warnings(env: EnvironmentConfig, teams_dir: Path) -> list[str]
     return [f"warning: {line}" for line in [*risks, *unnamed_team_directories(env, teams_dir=teams_dir)]]
 
 
+def node_replacement_lines(env: EnvironmentConfig, *, before: Path, after: Path) -> list[str]:
+    """``warning:`` lines for static GPU pools whose nodes the templates in ``after`` replace, against the
+    last synthesis in ``before`` (``policy.node_replacement``); nothing on a first synthesis."""
+    import json
+
+    from policy.node_replacement import replacement_warnings
+
+    lines = []
+    for new in sorted(after.glob("*.template.json")):
+        old = before / new.name
+        if old.is_file():
+            templates = [json.loads(f.read_text(encoding="utf-8")) for f in (old, new)]
+            lines += replacement_warnings(env, before=templates[0], after=templates[1])
+    return [f"warning: {line}" for line in lines]
+
+
 def _first_line(error: Exception) -> str:
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     return lines[0] if lines else type(error).__name__
@@ -306,6 +322,7 @@ def main(
                     warnings=lambda rendered: [*configuration_warnings(env, Path(args.teams)), *note_lines(rendered)],
                     write=lambda rendered: write_dist(env, Path(staging_root), rendered),
                 )
+                warnings += node_replacement_lines(env, before=Path(args.cdk_out), after=staging)
         except SynthesisFailed as failed:
             return failed.code
         swap_in(Path(staging_root) / env.name, dist_root / env.name)

@@ -18,6 +18,7 @@ from policy.node_pools import autoscaled_pools
 from policy.workload_api import applied_objects
 from stacks.acknowledged_risks import warn_acknowledged
 from stacks.cluster_autoscaler import ClusterAutoscaler
+from stacks.deletion_protection import ClusterDeletionProtection
 from stacks.efa import EfaDevicePlugin, EfaSecurityGroup
 from stacks.gpu_drivers import DevicePlugin, DraDriver
 from stacks.karpenter import Karpenter
@@ -56,7 +57,9 @@ class GpuClusterStack(Stack):
             termination_protection=env.long_lived,
         )
         self.config = env
-        retain = RemovalPolicy.RETAIN if env.long_lived else RemovalPolicy.DESTROY
+        # RetainExceptOnCreate: a first create that fails removes what it made, so the retry starts clean;
+        # once created, a long-lived environment's resources outlive the stack.
+        retain = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE if env.long_lived else RemovalPolicy.DESTROY
         network = ClusterNetwork(
             self,
             "Network",
@@ -177,6 +180,13 @@ class GpuClusterStack(Stack):
         )
         if env.ephemeral is not None:
             StackTimeToLive(self, "TimeToLive", ephemeral=env.ephemeral)
+        if env.long_lived:
+            ClusterDeletionProtection(
+                self,
+                "DeletionProtection",
+                cluster=self.cluster,
+                after=[self.system_nodes.nodegroup, *(g for p in self.gpu_pools for g in p.nodegroups)],
+            )
 
         CfnOutput(self, "ClusterName", value=self.cluster.cluster_name)
         CfnOutput(
@@ -200,8 +210,6 @@ class GpuClusterStack(Stack):
         """Settings eks-v2 does not expose, set on the ``AWS::EKS::Cluster`` L1."""
         cfn = self.cluster.node.default_child
         assert isinstance(cfn, eks.CfnCluster)
-        if env.long_lived:
-            cfn.deletion_protection = True
         if env.cluster.scheduler_bin_packing:
             cfn.kube_scheduler_config = eks.CfnCluster.KubeSchedulerConfigProperty(
                 node_resources_fit=eks.CfnCluster.NodeResourcesFitConfigProperty(

@@ -161,6 +161,12 @@ class SystemNodeGroup(Construct):
         )
 
 
+GPU_UPDATE_CONFIG = {"MaxUnavailable": 1, "UpdateStrategy": "MINIMAL"}
+"""Node group updates that need no spare GPU capacity: ``MINIMAL`` replaces a node only after taking one
+out (the default strategy launches new nodes first, which a full GPU pool or a Capacity Block cannot
+hold; the EKS API reference names MINIMAL for hardware accelerators), one node at a time."""
+
+
 class GpuNodePool(Construct):
     """One GPU pool: managed node groups on the AL2023 NVIDIA AMI, one per zone when zone-pinned.
 
@@ -227,6 +233,7 @@ class GpuNodePool(Construct):
             assert isinstance(cfn, eks.CfnNodegroup)
             if not block:  # a Capacity Block's launch template carries its one instance type
                 cfn.add_property_override("InstanceTypes", list(pool.instance_types))
+            cfn.add_property_override("UpdateConfig", GPU_UPDATE_CONFIG)
             self.nodegroups.append(nodegroup)
         scale_ins = capacity_block_scale_ins(pool, cluster_name=cluster_name)
         if scale_ins:

@@ -90,7 +90,9 @@ class GangObservabilityDeployment(Construct):
 
     def _workspace(self, env: EnvironmentConfig) -> aps.CfnWorkspace:
         workspace = aps.CfnWorkspace(self, "Workspace", alias=f"{env.cluster.name}-gang-metrics")
-        workspace.apply_removal_policy(RemovalPolicy.RETAIN if env.long_lived else RemovalPolicy.DESTROY)
+        workspace.apply_removal_policy(
+            RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE if env.long_lived else RemovalPolicy.DESTROY
+        )
         stack = Stack.of(self)
         CfnOutput(
             stack,

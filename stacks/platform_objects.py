@@ -53,7 +53,7 @@ def apply_manifest(
         manifest=list(objects),
         overwrite=True,
         prune=False if protected else None,
-        removal_policy=RemovalPolicy.RETAIN if protected and retain_user_data else None,
+        removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE if protected and retain_user_data else None,
     )
 
 

@@ -1,25 +1,17 @@
-"""Deploy-time checks that the API server serves, and keeps, what the environment relies on.
+"""What the cluster stack reads back at deploy, and what it says about the gates it relies on.
 
-All go through the cluster's kubectl provider (so they synthesize offline):
+Nothing here can fail the cluster's creation for a missing gate. A gate is only known to be on when
+a field it unlocks survives a round trip (the registry strategy drops a disabled field on create), and
+that is checked after the cluster and its capacity exist: ``make deploy`` runs ``make verify`` once
+``cdk deploy`` has finished, and a missing gate fails that step with the cluster left up
+(``cli/verify.py``: one row per relied-on gate, its probe sent with ``dryRun=All``).
 
-- ``GateProbes``: one pod-less object per relied-on control-plane gate (``policy.gate_probes``),
-  in one manifest. ``kubectl apply`` fails on an unserved API and the deployment fails with
-  kubectl's message, which names the probe and so the gate: ``resource mapping not found for name:
-  "gate-probe-genericworkload" ... no matches for kind "Workload" in version
-  "scheduling.k8s.io/v1beta1"``.
-- one ``KubernetesObjectValue`` per probe reading back the field its gate unlocks. aws-cdk-lib
-  2.275's handler (``custom-resource-handlers/dist/aws-eks-v2/kubectl-handler/get/__init__.py``)
-  runs ``kubectl get -n <ns> <type> <name> -o=jsonpath='{<path>}'`` every 10 s until the output
-  is non-empty, and after ``TimeoutSeconds`` raises ``RuntimeError("Timeout waiting for output from
-  kubectl command: [...] (last_error=None)")``; the custom resource fails and the stack rolls back.
-  kubectl prints nothing for a missing JSONPath key, so a dropped field ends exactly there, and
-  the listed command names the probe (``gate-probe-<gate>``) and the field. Replayed against the
-  real handler in ``tests/test_gate_probes.py``.
-- a read-back of the DRA driver's ``gpu.nvidia.com`` DeviceClass through ``resource.k8s.io/v1``,
-  after the driver's chart.
+In the stack:
 
-With ``platform.workload_api: optional`` no probe is applied (gang objects are left out), and the
-``WorkloadApi`` output says so. The full check, with one row per gate, is ``make verify``.
+- a read-back of the DRA driver's ``gpu.nvidia.com`` DeviceClass through ``resource.k8s.io/v1`` (GA,
+  served by every 1.37 cluster), after the driver's chart: it fails only when the driver did not start;
+- the outputs ``WorkloadApi`` (the gang form and what ``make verify`` checks) and ``ServedBeyondEks``
+  (the gates the environment acknowledges EKS 1.37 does not serve).
 """
 
 from __future__ import annotations
@@ -34,16 +26,14 @@ from config.model import EnvironmentConfig
 from config.platform import WorkloadApi
 from config.teams import load_team_runs
 from policy.gate_probes import gate_probes
+from policy.gates import gang_scheduling_native, served_beyond_eks
 from policy.verify import DRA_DRIVER_NAME
 from policy.workload_api import gang_run_warnings
 from stacks.jsii_types import as_icluster
 
-READ_BACK_TIMEOUT = Duration.minutes(1)
-"""A field is kept or dropped when the object is created: the read needs no long wait."""
-
 
 class ServedApiCheck(Construct):
-    """Fails the deployment naming the gate when a relied-on API or gated field is missing."""
+    """Reads back the DRA driver's DeviceClass and states the gang form; never probes a gate."""
 
     def __init__(
         self,
@@ -55,40 +45,31 @@ class ServedApiCheck(Construct):
         after: Sequence[IDependable] = (),
     ) -> None:
         super().__init__(scope, construct_id)
+        gates = env.feature_gates.control_plane
         required = env.platform.workload_api is WorkloadApi.REQUIRED
-        probes = gate_probes(env.feature_gates.control_plane) if required else []
-        if probes:
-            self.manifest = eks.KubernetesManifest(
-                self,
-                "GateProbes",
-                cluster=as_icluster(cluster),
-                manifest=[p.manifest for p in probes],
-                overwrite=True,
-            )
-            for probe in probes:
-                read = eks.KubernetesObjectValue(
-                    self,
-                    f"Probe{probe.gate}",
-                    cluster=as_icluster(cluster),
-                    object_type=probe.kind.object_type,
-                    object_name=probe.name,
-                    object_namespace=str(probe.manifest["metadata"]["namespace"]),
-                    json_path=probe.json_path,
-                    timeout=READ_BACK_TIMEOUT,
-                )
-                read.node.add_dependency(self.manifest)
-        if not required:
+        native = gang_scheduling_native(gates)
+        if native and not required:
             for index, warning in enumerate(gang_run_warnings(env, load_team_runs(env))):
                 Annotations.of(self).add_warning_v2(f"gpu-platform:workload-api-optional-gang-run-{index}", warning)
+        probed = ", ".join(p.gate for p in gate_probes(gates)) or "none relied on"
+        if not native:
+            form = "fallback: no gang relies on the Workload API (EKS 1.37 does not serve GenericWorkload)"
+        elif required:
+            form = f"required: make deploy's make verify step checks the gates ({probed})"
+        else:
+            form = "optional: gang objects (gang admission policies) not applied; run make verify"
         CfnOutput(
             self,
             "WorkloadApi",
-            value=(
-                f"required: gates confirmed at deploy ({', '.join(p.gate for p in probes) or 'none relied on'})"
-                if required
-                else "optional: gang objects (probes, gang admission policies) not applied; run make verify"
-            ),
-            description="platform.workload_api, and what the deployment checked of it",
+            value=form,
+            description="The gang form, and what make verify checks of the gates after deploy",
+        )
+        CfnOutput(
+            self,
+            "ServedBeyondEks",
+            value=",".join(served_beyond_eks(gates)) or "none",
+            description="Gates acknowledged as served although EKS 1.37 does not serve them "
+            "(feature_gates.acknowledge_served_beyond_eks)",
         )
         if env.dra_driver.enabled:
             device_class = eks.KubernetesObjectValue(
