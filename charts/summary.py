@@ -6,6 +6,8 @@ from collections.abc import Sequence
 
 from catalog.device_classes import DEVICE_CLASSES
 from catalog.instances import INSTANCE_TYPES
+from catalog.prices import ON_DEMAND_USD_PER_HOUR
+from catalog.prices import SOURCE as PRICE_SOURCE
 from catalog.priority_tiers import TIERS
 from config.karpenter import KarpenterPoolConfig
 from config.model import EnvironmentConfig
@@ -19,6 +21,7 @@ from policy.node_pools import (
     placement_group_enabled,
     pool_scaling,
     reachable_nodes_in_zone,
+    static_nodes,
     static_nodes_in_zone,
 )
 
@@ -50,6 +53,8 @@ def _pool_lines(env: EnvironmentConfig) -> list[str]:
     """One row per GPU pool: how its nodes come into being and what each node brings."""
     lines = [
         "## GPU pools",
+        "",
+        _cost_line(env),
         "",
         "Nodes per zone: existing before a gang arrives / able to come to exist for pods that do not preempt / "
         "`max_size` "
@@ -99,6 +104,32 @@ def _control_plane_lines(env: EnvironmentConfig) -> list[str]:
     else:
         lines.append("Relies on nothing beyond what EKS 1.37 serves.")
     return [*lines, ""]
+
+
+def always_on_cost(env: EnvironmentConfig) -> tuple[int, float, tuple[str, ...]]:
+    """GPU nodes that run before any gang arrives, their hourly on-demand price at each pool's cheapest
+    listed type, and the types the price table has no row for (left out of the price)."""
+    nodes, price, unpriced = 0, 0.0, set()
+    for pool in env.gpu_pools:
+        count = static_nodes(pool)
+        if not count:
+            continue
+        nodes += count
+        known = [ON_DEMAND_USD_PER_HOUR[t] for t in pool.instance_types if t in ON_DEMAND_USD_PER_HOUR]
+        if known:
+            price += count * min(known)
+        else:
+            unpriced.update(pool.instance_types)
+    return nodes, price, tuple(sorted(unpriced))
+
+
+def _cost_line(env: EnvironmentConfig) -> str:
+    nodes, price, unpriced = always_on_cost(env)
+    missing = f"; no price for {', '.join(unpriced)}" if unpriced else ""
+    return (
+        f"Always-on GPU nodes: {nodes}, about ${price:,.2f} an hour on demand at each pool's cheapest listed type "
+        f"(`catalog/prices.py`: {PRICE_SOURCE}{missing})."
+    )
 
 
 def summary_markdown(env: EnvironmentConfig, plans: list[GangPlan], *, notes: Sequence[str] = ()) -> str:

@@ -33,6 +33,9 @@ class TeamConfig(Model):
     """Namespace the team's runs are rendered into."""
     tiers: tuple[Tier, ...] = (Tier.STANDARD, Tier.OPPORTUNISTIC)
     """Tiers the namespace may use; scarce tiers (critical, deadline) must be granted here."""
+    runs: tuple[DnsLabel, ...] | None = None
+    """Runs of `teams/<team>/` rendered in this environment (file names without `.yaml`); all by default.
+    A small cluster lists the runs sized for it."""
 
 
 class PlatformConfig(Model):

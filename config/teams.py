@@ -49,7 +49,12 @@ def load_team_runs(env: EnvironmentConfig, *, teams_dir: Path = TEAMS_DIR) -> li
     """Every run of the environment's teams, sorted by team and run name."""
     runs = []
     for team in sorted(env.platform.teams):
-        for file in sorted((teams_dir / team).glob("*.yaml")):
+        files = sorted((teams_dir / team).glob("*.yaml"))
+        selected = env.platform.teams[team].runs
+        if selected is not None:
+            _check_selected(team, selected, files, teams_dir)
+            files = [f for f in files if f.stem in selected]
+        for file in files:
             source = _display(file)
             try:
                 _check_inside(file, teams_dir)
@@ -58,6 +63,20 @@ def load_team_runs(env: EnvironmentConfig, *, teams_dir: Path = TEAMS_DIR) -> li
             except ConfigError as error:
                 raise error.with_source(source) from None
     return runs
+
+
+def _check_selected(team: str, selected: tuple[str, ...], files: list[Path], teams_dir: Path) -> None:
+    """Every run an environment selects has its file under ``teams/<team>/``."""
+    present = {f.stem for f in files}
+    for index, name in enumerate(selected):
+        if name not in present:
+            available = ", ".join(sorted(present)) or "none"
+            raise ConfigError(
+                f"platform.teams.{team}.runs[{index}]",
+                name,
+                f"there is no run file {_display(teams_dir / team / name)}.yaml",
+                f"list runs that exist (here: {available}), or add the run file",
+            )
 
 
 def _check_inside(file: Path, teams_dir: Path) -> None:
