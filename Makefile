@@ -103,8 +103,11 @@ cdk-synth: $(STAMP) $(NODE_STAMP)  ## cdk synth through cdk.json (the CDK CLI wa
 diff: $(STAMP) $(NODE_STAMP)  ## cdk diff ENV against the deployed stacks
 	$(CDK) diff $(CDK_SELECT)
 
-deploy: $(STAMP) $(NODE_STAMP)  ## cdk deploy ENV (needs AWS credentials)
+# A gate is checked only once the cluster and its capacity exist: a missing one fails this last step and
+# leaves the cluster up (the stack itself never probes a gate).
+deploy: $(STAMP) $(NODE_STAMP)  ## cdk deploy ENV (needs AWS credentials), then make verify against the new cluster
 	$(CDK) deploy $(CDK_SELECT) --all --require-approval $(APPROVAL)
+	$(PY) -m cli.verify $(SELECT) $(RUN_SELECT) $(if $(wildcard dist/$(ENV)),--expect-from dist/$(ENV)) --after-deploy
 
 destroy: $(STAMP) $(NODE_STAMP)  ## cdk destroy ENV (--force: never asks)
 	$(CDK) destroy $(CDK_SELECT) --all --force

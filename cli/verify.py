@@ -84,6 +84,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--expect-from", type=Path, help="expect every DeviceClass/PriorityClass rendered in this dir")
     parser.add_argument("--require-gpu-nodes", action="store_true", help="fail (not warn) when no DRA GPU node runs")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument(
+        "--after-deploy",
+        action="store_true",
+        help="make deploy's last step: without a kubeconfig say how to get one (exit 0); a failed check says the "
+        "cluster is up and what to change",
+    )
     return parser.parse_args(argv)
 
 
@@ -100,6 +106,12 @@ def main(argv: list[str] | None = None) -> int:
         priority_classes += rendered_priorities
     kubeconfig = find_kubeconfig(args.kubeconfig, os.environ, Path.home())
     if kubeconfig is None or not kubeconfig.is_file():
+        if args.after_deploy:
+            print(
+                f"deployed {env.name}; to check what cluster {env.cluster.name} serves: aws eks update-kubeconfig "
+                f"--name {env.cluster.name} --region {env.region}, then make verify ENV={env.name}"
+            )
+            return 0
         print(f"error: verify: no kubeconfig at {kubeconfig or '$KUBECONFIG or ~/.kube/config'}", file=sys.stderr)
         return 2
     expect = expectations(env, device_classes=device_classes, priority_classes=priority_classes)
@@ -122,7 +134,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     title = {"environment": env.name, "cluster": env.cluster.name, "command": "verify"}
     print(render(title, checks, json_output=args.json, heading=f"verify {env.name} (cluster {env.cluster.name})"))
-    return exit_code(checks)
+    code = exit_code(checks)
+    if code and args.after_deploy:
+        print(
+            f"error: cluster {env.cluster.name} and its capacity are up (nothing was rolled back), but it does not "
+            f"serve what {env.name} relies on; fix: change what the failed rows say, then make verify ENV={env.name}",
+            file=sys.stderr,
+        )
+    return code
 
 
 if __name__ == "__main__":
