@@ -67,7 +67,7 @@ def _api_versions_touched(resource: dict[str, Any]) -> set[str]:
         text = "".join(_strings(properties.get("Manifest")))
         return set(re.findall(r'"apiVersion":"([^"]+)"', text))
     if resource["Type"] == "Custom::AWSCDK-EKS-KubernetesObjectValue":
-        plural, _, rest = str(properties["ObjectType"]).partition(".")
+        _, _, rest = str(properties["ObjectType"]).partition(".")
         version, _, group = rest.partition(".")
         return {f"{group}/{version}" if group else version}
     return set()
@@ -121,7 +121,7 @@ def test_long_lived_environment_keeps_its_cluster_and_protects_it_once_created(s
     resources = template["Resources"]
     kept = {r["Type"] for r in resources.values() if r.get("DeletionPolicy") == "RetainExceptOnCreate"}
     assert {"AWS::EKS::Cluster", "AWS::KMS::Key", "AWS::EKS::Nodegroup", "AWS::Lambda::Function"} <= kept
-    ((logical_id, protection),) = [(k, r) for k, r in resources.items() if r["Type"] == "Custom::AWS"]
+    (protection,) = [r for r in resources.values() if r["Type"] == "Custom::AWS"]
     assert protection["DeletionPolicy"] == "RetainExceptOnCreate"
     create = "".join(_strings(protection["Properties"]["Create"]))
     delete = "".join(_strings(protection["Properties"]["Delete"]))
