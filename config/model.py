@@ -231,7 +231,8 @@ class EnvironmentConfig(Model):
     region: Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-[a-z]+)+-\d$")]
     """AWS region of the cluster."""
     long_lived: bool = False
-    """Turns on deletion protection and retains the secrets key on stack deletion."""
+    """Keeps the cluster, its secrets key and network when the stack is deleted (never after a failed first
+    create), with EKS deletion protection turned on once the node groups exist."""
     ephemeral: EphemeralConfig | None = None
     """Short-lived, one copy per pipeline run (`-c run_id=...` names it); never with `long_lived`."""
     tags: dict[str, str] = {}

@@ -52,9 +52,10 @@ class PlatformConfig(Model):
     policy_enforcement: PolicyEnforcement = PolicyEnforcement.DENY
     """Admission policy actions: `deny`, or `warn_audit` while rolling out."""
     workload_api: WorkloadApi = WorkloadApi.REQUIRED
-    """`required`: the deployment fails at its probes when the API server does not serve the Workload API or
-    drops a gated field; `optional`: the cluster and every non-gang part deploy, gang objects (probes, gang
-    admission policies) are not applied, and `make verify` reports whether gangs can run."""
+    """With GenericWorkload acknowledged: `required` makes `make deploy`'s verify step fail (cluster left up)
+    when the API server does not serve the Workload API or drops a gated field; `optional` applies no gang
+    admission policy and `make verify` reports missing gates as warnings. Without GenericWorkload gangs take
+    the fallback form and this setting has no effect."""
 
 
 class GangTemplate(StrEnum):
