@@ -38,6 +38,9 @@ _TIER_BY_CLASS = {spec.priority_class: tier for tier, spec in TIERS.items()}
 _SCARCE = {spec.priority_class for spec in TIERS.values() if spec.scarce}
 
 
+PART_OF = "app.kubernetes.io/part-of"
+
+
 def _ns(obj: Obj) -> str:
     return str(obj.get("metadata", {}).get("namespace", ""))
 
@@ -174,6 +177,7 @@ def gpu_demands(objects: list[Obj]) -> list[GpuDemand]:
                     spec.get("priorityClassName"),
                 )
             )
+    demands += _fallback_demands(objects, claims)
     for job in (o for o in objects if o.get("kind") == "Job" and "scheduling" in o.get("spec", {})):
         job_shape = _pod_gpu_shape(job["spec"]["template"]["spec"], _ns(job), claims)
         if job_shape is None:
@@ -192,6 +196,51 @@ def gpu_demands(objects: list[Obj]) -> list[GpuDemand]:
                 job["spec"]["template"]["spec"].get("priorityClassName"),
             )
         )
+    return demands
+
+
+def _zone_affinity_key(pod_spec: dict[str, Any]) -> str | None:
+    """The topology key of a required Pod affinity (the fallback form of ``topology: zone``)."""
+    terms = (
+        pod_spec.get("affinity", {}).get("podAffinity", {}).get("requiredDuringSchedulingIgnoredDuringExecution", [])
+    )
+    return str(terms[0]["topologyKey"]) if terms else None
+
+
+def _fallback_demands(objects: list[Obj], claims: dict[tuple[str, str], Obj]) -> list[GpuDemand]:
+    """GPU demand of each fallback-form run: its GPU Pods outside any PodGroup (bare, from a StatefulSet, or
+    from a Job without ``spec.scheduling``), grouped by the run's ``app.kubernetes.io/part-of`` label.
+
+    Nothing makes them start together, but the run's launcher or rendezvous waits for every one of them,
+    so every Pod must fit: a run that cannot fit whole holds the GPUs of its started Pods for nothing.
+    """
+    runs: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for pod in pods(objects):
+        if not pod["spec"].get("schedulingGroup"):
+            runs[(_ns(pod), pod["metadata"].get("labels", {}).get(PART_OF, ""))].append(pod["spec"])
+    for job in (o for o in objects if o.get("kind") == "Job" and "scheduling" not in o.get("spec", {})):
+        template = job["spec"]["template"]
+        part_of = template.get("metadata", {}).get("labels", {}).get(PART_OF, _name(job))
+        runs[(_ns(job), part_of)] += [template["spec"]] * int(job["spec"].get("parallelism", 1))
+    demands = []
+    for (namespace, part_of), specs in sorted(runs.items()):
+        shapes: dict[tuple[str, PodShape], list[dict[str, Any]]] = defaultdict(list)
+        for spec in specs:
+            found = _pod_gpu_shape(spec, namespace, claims)
+            if found is not None:
+                shapes[found].append(spec)
+        for (device_class, shape), members in shapes.items():
+            demands.append(
+                GpuDemand(
+                    f"Pods/{namespace}/{part_of}",
+                    device_class,
+                    shape,
+                    len(members),
+                    len(members),
+                    _zone_affinity_key(members[0]),
+                    members[0].get("priorityClassName"),
+                )
+            )
     return demands
 
 
