@@ -212,22 +212,27 @@ def _pod_spec(
         scheduling_group=k8s.PodSchedulingGroup(pod_group_name=pod_group) if pod_group else None,
         priority_class_name=plan.tier.priority_class,
         tolerations=[_toleration(dict(t)) for t in plan.tolerations] if claims else None,
-        affinity=_zone_affinity(plan),
+        affinity=_zone_affinity(plan, role),
         restart_policy=restart_policy,
     )
 
 
-def _zone_affinity(plan: GangPlan) -> k8s.Affinity | None:
-    """Fallback ``topology: zone``: each Pod requires the zone of the run's Pods already placed.
+def _zone_affinity(plan: GangPlan, role: Role) -> k8s.Affinity | None:
+    """Fallback ``topology: zone``: each GPU Pod requires the zone of the run's GPU Pods already placed.
 
-    The first Pod may go anywhere (kube-scheduler admits a Pod that matches its own required term when
-    no Pod matches it yet); the rest follow it into its zone.
+    The first may go anywhere (kube-scheduler admits a Pod that matches its own required term when no
+    Pod matches it yet); the rest follow it into its zone. CPU-only Pods (an MPI launcher, a Spark
+    driver) neither carry nor match the term: they run on system nodes, whose zone must not steer the GPUs.
     """
-    if plan.zone_affinity_key is None:
+    if plan.zone_affinity_key is None or not role.gpus:
         return None
+    gpu_roles = sorted({r.name for r in plan.roles if r.gpus})
     term = k8s.PodAffinityTerm(
         topology_key=plan.zone_affinity_key,
-        label_selector=k8s.LabelSelector(match_labels={"app.kubernetes.io/part-of": plan.workload_name}),
+        label_selector=k8s.LabelSelector(
+            match_labels={"app.kubernetes.io/part-of": plan.workload_name},
+            match_expressions=[k8s.LabelSelectorRequirement(key=f"{DOMAIN}/role", operator="In", values=gpu_roles)],
+        ),
     )
     return k8s.Affinity(pod_affinity=k8s.PodAffinity(required_during_scheduling_ignored_during_execution=[term]))
 
