@@ -109,7 +109,8 @@ def _control_plane_lines(env: EnvironmentConfig) -> list[str]:
 def always_on_cost(env: EnvironmentConfig) -> tuple[int, float, tuple[str, ...]]:
     """GPU nodes that run before any gang arrives, their hourly on-demand price at each pool's cheapest
     listed type, and the types the price table has no row for (left out of the price)."""
-    nodes, price, unpriced = 0, 0.0, set()
+    nodes, price = 0, 0.0
+    unpriced: set[str] = set()
     for pool in env.gpu_pools:
         count = static_nodes(pool)
         if not count:

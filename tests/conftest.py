@@ -135,18 +135,18 @@ def once_per_session(tmp_path_factory: pytest.TempPathFactory, name: str) -> Ite
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-@pytest.fixture(scope="session")
-def synthesized(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], dict[str, Any]]:
-    """``synthesized(env_name)`` -> {stack name: template dict}, synthesized once per name and session."""
+def _synthesizer(
+    tmp_path_factory: pytest.TempPathFactory, prefix: str, load: Callable[[str], EnvironmentConfig]
+) -> Callable[[str], dict[str, Any]]:
     cache: dict[str, dict[str, Any]] = {}
 
     def get(name: str) -> dict[str, Any]:
         if name not in cache:
             from cli.synth import synth_cloudformation
 
-            with once_per_session(tmp_path_factory, f"cdk-{name}") as (outdir, ready):
+            with once_per_session(tmp_path_factory, f"{prefix}-{name}") as (outdir, ready):
                 if not ready:
-                    synth_cloudformation(load_environment(name=name), outdir)
+                    synth_cloudformation(load(name), outdir)
             cache[name] = {
                 p.name.removesuffix(".template.json"): json.loads(p.read_text())
                 for p in sorted(outdir.glob("*.template.json"))
@@ -155,6 +155,20 @@ def synthesized(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], dic
         return cache[name]
 
     return get
+
+
+@pytest.fixture(scope="session")
+def synthesized(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], dict[str, Any]]:
+    """``synthesized(env_name)`` -> {stack name: template dict}, synthesized once per name and session."""
+    return _synthesizer(tmp_path_factory, "cdk", lambda name: load_environment(name=name))
+
+
+@pytest.fixture(scope="session")
+def synthesized_workload_aware(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], dict[str, Any]]:
+    """``synthesized`` of the shipped environment's workload-aware twin (``tests.environments.workload_aware``)."""
+    from tests.environments import workload_aware
+
+    return _synthesizer(tmp_path_factory, "cdk-workload-aware", workload_aware)
 
 
 @pytest.fixture

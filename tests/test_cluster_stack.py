@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -81,12 +82,15 @@ def test_no_auto_mode_and_no_default_capacity(synthesized: Synth) -> None:
     assert "ComputeConfig" not in cluster or not cluster["ComputeConfig"].get("Enabled")
     groups = _resources(synthesized, "dev", "AWS::EKS::Nodegroup")
     roles = sorted(g["Labels"]["gpu-platform.io/role"] for g in groups)
-    assert roles == ["gpu", "gpu", "gpu", "system"]  # h100 in two zones, l4 in one, and the system group
+    assert roles == ["gpu", "gpu", "system"]  # h100 in one zone, l4 in one, and the system group
 
 
 def test_private_endpoint_and_deletion_protection_on_long_lived(synthesized: Synth) -> None:
     (cluster,) = _resources(synthesized, "prod-example", "AWS::EKS::Cluster")
-    assert cluster["DeletionProtection"] is True
+    # Turned on once everything exists (stacks/deletion_protection.py), not on the L1 from the first second.
+    assert "DeletionProtection" not in cluster
+    (protection,) = _resources(synthesized, "prod-example", "Custom::AWS")
+    assert '"deletionProtection":true' in json.dumps(protection["Create"]).replace("\\", "").replace(" ", "")
     assert cluster["ResourcesVpcConfig"]["EndpointPublicAccess"] is False
     assert cluster["ResourcesVpcConfig"]["EndpointPrivateAccess"] is True
 
@@ -95,8 +99,11 @@ def test_short_lived_environment_is_destroyable(synthesized: Synth) -> None:
     template = synthesized("ci")["gpu-cluster-ci"]
     (cluster,) = _resources(synthesized, "ci", "AWS::EKS::Cluster")
     assert "DeletionProtection" not in cluster
-    retained = [k for k, r in template["Resources"].items() if r.get("DeletionPolicy") == "Retain"]
+    retained = [
+        k for k, r in template["Resources"].items() if r.get("DeletionPolicy") in ("Retain", "RetainExceptOnCreate")
+    ]
     assert retained == []
+    assert _resources(synthesized, "ci", "Custom::AWS") == []
 
 
 def test_cluster_admins_are_access_entries(synthesized: Synth) -> None:
@@ -164,11 +171,18 @@ def test_launch_templates_require_imdsv2_and_encrypt_gp3_roots(synthesized: Synt
         assert root["Ebs"]["VolumeType"] == "gp3"
 
 
-def test_gpu_launch_template_carries_the_kubelet_gates(synthesized: Synth) -> None:
-    datas = [t["LaunchTemplateData"] for t in _resources(synthesized, "dev", "AWS::EC2::LaunchTemplate")]
+def test_gpu_launch_template_carries_the_kubelet_gates(synthesized_workload_aware: Synth) -> None:
+    datas = [t["LaunchTemplateData"] for t in _resources(synthesized_workload_aware, "dev", "AWS::EC2::LaunchTemplate")]
     user_data = [d["UserData"]["Fn::Base64"] for d in datas if "UserData" in d]
     assert user_data and all("DRAWorkloadResourceClaims: true" in u for u in user_data)
     assert all("application/node.eks.aws" in u for u in user_data)
+
+
+def test_shipped_gpu_launch_templates_set_no_kubelet_gate(synthesized: Synth) -> None:
+    datas = [t["LaunchTemplateData"] for t in _resources(synthesized, "dev", "AWS::EC2::LaunchTemplate")]
+    user_data = [d["UserData"]["Fn::Base64"] for d in datas if "UserData" in d]
+    assert user_data and all("featureGates: {}" in u for u in user_data)
+    assert not any("DRAWorkloadResourceClaims" in u for u in user_data)
 
 
 def test_dra_driver_chart_is_pinned(synthesized: Synth) -> None:
@@ -198,8 +212,8 @@ def test_device_plugin_only_where_a_pool_asks_for_it(synthesized: Synth) -> None
     assert "nvidia-device-plugin" not in dev_charts
 
 
-def test_required_gates_are_a_stack_output(synthesized: Synth) -> None:
-    outputs = synthesized("dev")["gpu-cluster-dev"]["Outputs"]
+def test_required_gates_are_a_stack_output(synthesized_workload_aware: Synth) -> None:
+    outputs = synthesized_workload_aware("dev")["gpu-cluster-dev"]["Outputs"]
     assert outputs["RequiredControlPlaneGates"]["Value"] == (
         "DRAWorkloadResourceClaims,GenericWorkload,TopologyAwareWorkloadScheduling,WorkloadWithJob"
     )
@@ -219,3 +233,9 @@ def test_tags_are_consistent(synthesized: Synth) -> None:
             )
         },
     )
+
+
+def test_shipped_stack_requires_no_gate_eks_does_not_serve(synthesized: Synth) -> None:
+    outputs = synthesized("dev")["gpu-cluster-dev"]["Outputs"]
+    assert outputs["RequiredApiVersions"]["Value"] == "resource.k8s.io/v1"
+    assert outputs["RequiredControlPlaneGates"]["Value"] == "none"

@@ -219,7 +219,8 @@ def test_managed_prometheus_workspace_only_when_configured(synthesized: Synth) -
     assert "KmsKeyArn" not in workspace["Properties"]  # AWS-owned key
     tags = {t["Key"]: t["Value"] for t in workspace["Properties"]["Tags"]}
     assert tags["environment"] == "prod-example" and tags["managed-by"] == "gpu-platform"
-    assert workspace["DeletionPolicy"] == "Retain"  # long-lived: metrics outlive the stack
+    # long-lived: metrics outlive the stack, but not a failed first create
+    assert workspace["DeletionPolicy"] == "RetainExceptOnCreate"
     outputs = prod["Outputs"]
     assert outputs["ManagedPrometheusWorkspaceId"]["Value"] == {"Fn::GetAtt": [logical_id, "WorkspaceId"]}
     assert outputs["ManagedPrometheusRemoteWriteUrl"]["Value"] == {
