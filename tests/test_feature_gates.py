@@ -6,15 +6,23 @@ from typing import Any
 
 import pytest
 
+from catalog.eks_control_plane import EKS_SERVED
 from catalog.feature_gates import FEATURE_GATES, Stage
 from config import ConfigError
 from policy.gates import check_gates, kubelet_feature_gates, required_api_versions
 from tests.conftest import env_from
+from tests.environments import workload_aware_data
+
+
+def _acknowledged(control_plane: tuple[str, ...]) -> tuple[str, ...]:
+    """The gates EKS 1.37 does not serve, acknowledged: these tests are about the registry's own rules, on a
+    control plane that serves what is declared (``tests/test_eks_control_plane.py`` covers the EKS rule)."""
+    return tuple(n for n in control_plane if n in EKS_SERVED and not EKS_SERVED[n].served)
 
 
 def _fails(control_plane: tuple[str, ...] = (), kubelet: tuple[str, ...] = ()) -> str:
     with pytest.raises(ConfigError) as caught:
-        check_gates(control_plane=control_plane, kubelet=kubelet)
+        check_gates(control_plane=control_plane, kubelet=kubelet, served_beyond_eks=_acknowledged(control_plane))
     return caught.value.line()
 
 
@@ -69,13 +77,14 @@ def test_fails_control_plane_only_gate_on_kubelet() -> None:
 
 
 def test_gate_errors_surface_through_the_environment(dev_data: dict[str, Any]) -> None:
-    dev_data["feature_gates"]["control_plane"].append("GangScheduling")
+    workload_aware_data(dev_data)["feature_gates"]["control_plane"].append("GangScheduling")
     with pytest.raises(ConfigError, match=r"^feature_gates.control_plane\[4\]: feature gate was removed"):
         env_from(dev_data)
 
 
 def test_ga_dependencies_count_as_on() -> None:
-    check_gates(control_plane=("GenericWorkload", "DRAWorkloadResourceClaims"), kubelet=())
+    gates = ("GenericWorkload", "DRAWorkloadResourceClaims")
+    check_gates(control_plane=gates, kubelet=(), served_beyond_eks=_acknowledged(gates))
 
 
 def test_required_api_versions_follow_the_gates() -> None:
