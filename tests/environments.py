@@ -14,9 +14,13 @@ from __future__ import annotations
 import copy
 import functools
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from config.load import load_environment
+import yaml
+
+from config.files import read_yaml_file
+from config.load import ENVIRONMENTS_DIR, load_environment
 from config.model import EnvironmentConfig
 from config.validate import validate_environment
 from policy.gates import served_beyond_eks
@@ -75,6 +79,14 @@ def workload_aware(
     return twin
 
 
+def write_workload_aware(name: str, path: Path) -> Path:
+    """The twin of the shipped environment ``name`` as an environment file at ``path``, for commands that take
+    ``--config`` (they read and validate it as any environment file)."""
+    data = workload_aware_data(read_yaml_file(ENVIRONMENTS_DIR / f"{name}.yaml"))
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
 @functools.cache
 def _workload_aware_render(name: str) -> RenderedEnvironment:
     from charts.render import render_environment
@@ -88,4 +100,11 @@ def workload_aware_render(name: str) -> RenderedEnvironment:
     return copy.deepcopy(_workload_aware_render(name))
 
 
-__all__ = ["KUBELET_GATES", "WORKLOAD_AWARE_GATES", "workload_aware", "workload_aware_data", "workload_aware_render"]
+__all__ = [
+    "KUBELET_GATES",
+    "WORKLOAD_AWARE_GATES",
+    "workload_aware",
+    "workload_aware_data",
+    "workload_aware_render",
+    "write_workload_aware",
+]

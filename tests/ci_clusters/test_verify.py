@@ -14,6 +14,7 @@ import pytest
 from config import load_environment
 from policy.checks import Status
 from policy.verify import Expectations, evaluate, expectations, platform_object_names
+from tests.environments import workload_aware, write_workload_aware
 
 PAYLOADS = Path(__file__).resolve().parent / "payloads"
 
@@ -39,19 +40,25 @@ def ci_expectations(**kwargs: Any) -> Expectations:
     return expectations(load_environment(name="ci"), **kwargs)
 
 
+def twin_expectations(**kwargs: Any) -> Expectations:
+    """``ci`` on a control plane that serves the workload-aware gates (``tests.environments``)."""
+    return expectations(workload_aware("ci"), **kwargs)
+
+
 def verdicts(expect: Expectations, **kwargs: Any) -> list[tuple[str, str, Status, str]]:
     return [(c.check, c.subject, c.status, c.detail) for c in evaluate(expect, **observed(**kwargs))]
 
 
 def test_expectations_follow_the_declared_gates() -> None:
-    assert ci_expectations().api_versions == ("resource.k8s.io/v1", "scheduling.k8s.io/v1beta1")
+    assert ci_expectations().api_versions == ("resource.k8s.io/v1",)  # shipped: only what EKS 1.37 serves
+    assert twin_expectations().api_versions == ("resource.k8s.io/v1", "scheduling.k8s.io/v1beta1")
     prod = expectations(load_environment(path=Path(__file__).resolve().parent / "environment.yaml"))
     assert prod.api_versions == ("resource.k8s.io/v1", "scheduling.k8s.io/v1alpha3", "scheduling.k8s.io/v1beta1")
     assert prod.device_classes == ("gpu.nvidia.com",)
 
 
 def test_healthy_cluster_passes() -> None:
-    expect = ci_expectations(device_classes=["l4.gpu-platform.io"], priority_classes=["gpu-standard"])
+    expect = twin_expectations(device_classes=["l4.gpu-platform.io"], priority_classes=["gpu-standard"])
     assert verdicts(expect) == [
         ("api", "resource.k8s.io/v1", Status.OK, "served"),
         ("api", "scheduling.k8s.io/v1beta1", Status.OK, "served"),
@@ -63,10 +70,23 @@ def test_healthy_cluster_passes() -> None:
     ]
 
 
+def test_shipped_ci_passes_on_eks_as_aws_runs_it() -> None:
+    """No scheduling.k8s.io/v1beta1 (GenericWorkload off): the shipped ci relies on nothing of it."""
+    expect = ci_expectations(device_classes=["l4.gpu-platform.io"], priority_classes=["gpu-standard"])
+    assert verdicts(expect, api_group_list=payload("apis-1.37-no-workload-api")) == [
+        ("api", "resource.k8s.io/v1", Status.OK, "served"),
+        ("DeviceClass", "gpu.nvidia.com", Status.OK, "present"),
+        ("DeviceClass", "l4.gpu-platform.io", Status.OK, "present"),
+        ("PriorityClass", "gpu-standard", Status.OK, "present"),
+        ("ResourceSlice", "ip-10-0-41-17.us-east-2.compute.internal (g6.xlarge)", Status.OK, "1 GPU(s) published"),
+        ("ResourceSlice", "ip-10-0-52-230.us-east-2.compute.internal (g6.xlarge)", Status.OK, "1 GPU(s) published"),
+    ]
+
+
 def test_fails_when_the_workload_api_is_not_served() -> None:
     (failed,) = [
         c
-        for c in evaluate(ci_expectations(), **observed(api_group_list=payload("apis-1.37-no-workload-api")))
+        for c in evaluate(twin_expectations(), **observed(api_group_list=payload("apis-1.37-no-workload-api")))
         if c.status is Status.FAIL
     ]
     assert failed.subject == "scheduling.k8s.io/v1beta1"
@@ -206,8 +226,9 @@ def test_command_reads_the_cluster_and_reports(monkeypatch: pytest.MonkeyPatch, 
     )
     out = io.StringIO()
     with redirect_stdout(out):
+        config = write_workload_aware("ci", tmp_path / "ci-workload-aware.yaml")
         code = cli.verify.main(
-            ["--env", "ci", "--kubeconfig", str(kubeconfig), "--expect-from", str(rendered), "--json"]
+            ["--config", str(config), "--kubeconfig", str(kubeconfig), "--expect-from", str(rendered), "--json"]
         )
     report = json.loads(out.getvalue())
     assert code == 1
