@@ -1,14 +1,11 @@
-"""Gate probes: built from the registry, read back at deploy by aws-cdk-lib's real kubectl handler, and by verify."""
+"""Gate probes: built from the registry and sent by make verify (after deploy, with the cluster up), never
+applied or read back by the stack that creates the cluster."""
 
 from __future__ import annotations
 
 import copy
-import functools
 import json
-import tarfile
-import types
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import kubernetes_validate
@@ -19,9 +16,10 @@ from config import load_environment
 from policy.checks import Status
 from policy.gate_probes import PROBE_KINDS, GateProbe, field_value, gate_probes, probe_for
 from policy.verify import expectations, gate_checks
+from tests.conftest import EXAMPLE_ENVIRONMENTS
+from tests.environments import workload_aware, workload_aware_data
 
 Synth = Callable[[str], dict[str, Any]]
-GET_HANDLER = "package/custom-resource-handlers/dist/aws-eks-v2/kubectl-handler/get/__init__.py"
 
 
 def _drop(obj: dict[str, Any], path: str) -> None:
@@ -67,119 +65,70 @@ def test_dropping_the_field_is_seen() -> None:
             assert field_value(stored(probe, gate_on=True), probe.field.path) is not None
 
 
-@functools.cache  # finding it decompresses most of the 38 MB tarball: once per test process
-def _get_handler_source() -> str:
-    """The source of aws-cdk-lib's eks-v2 ``get`` handler, from the installed package's jsii assembly."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("aws_cdk")
-    assert spec is not None and spec.origin is not None
-    (tarball,) = (Path(spec.origin).parent / "_jsii").glob("aws-cdk-lib@*.jsii.tgz")
-    with tarfile.open(tarball) as archive:
-        member = archive.extractfile(GET_HANDLER)
-        assert member is not None
-        return member.read().decode()
-
-
-def _real_get_handler(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
-    """aws-cdk-lib's eks-v2 ``get`` handler, loaded as a fresh module."""
-    module = types.ModuleType("kubectl_get_handler")
-    monkeypatch.setenv("PATH", "/usr/bin")  # the handler prepends the kubectl layer's folders at import
-    exec(compile(_get_handler_source(), GET_HANDLER, "exec"), module.__dict__)
-    return module
+def _gated_reads(template: dict[str, Any]) -> list[str]:
+    """What in one stack could fail its deployment for a missing gate: applied probes, read-backs of gated
+    fields or of gated API versions."""
+    probe_paths = {p.json_path for p in gate_probes(FEATURE_GATES)}
+    found = []
+    for logical_id, resource in template["Resources"].items():
+        properties = resource.get("Properties") or {}
+        if resource["Type"] == "Custom::AWSCDK-EKS-KubernetesResource" and "gate-probe-" in json.dumps(properties):
+            found.append(f"{logical_id}: applies gate probes")
+        if resource["Type"] == "Custom::AWSCDK-EKS-KubernetesObjectValue":
+            if (properties["ObjectType"], properties["ObjectName"]) != DEVICE_CLASS_READ_BACK:
+                found.append(f"{logical_id}: reads {properties['ObjectType']}/{properties['ObjectName']}")
+            if properties["JsonPath"] in probe_paths:
+                found.append(f"{logical_id}: reads the gated field {properties['JsonPath']}")
+    return found
 
 
-class FakeLambda:
-    """``subprocess`` and ``time`` for the handler: kubectl answers from a recorded object, the clock from sleeps."""
-
-    def __init__(self, recorded: dict[str, Any], probe: GateProbe) -> None:
-        self.recorded, self.probe = recorded, probe
-        self.now = 1_000.0
-        self.commands: list[list[str]] = []
-
-    def check_call(self, cmd: list[str]) -> int:
-        return 0  # aws eks update-kubeconfig
-
-    def check_output(self, cmd: list[str], stderr: Any = None) -> bytes:
-        self.commands.append(cmd)
-        value = field_value(self.recorded, self.probe.field.path)
-        # kubectl prints nothing for a missing JSONPath key; the handler strips the quotes it asked for.
-        return ("'" + (json.dumps(value) if value is not None else "") + "'").encode()
-
-    def time(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.now += seconds
+DEVICE_CLASS_READ_BACK = ("deviceclasses.v1.resource.k8s.io", "gpu.nvidia.com")
+"""The one read-back the cluster stack keeps: the DRA driver's DeviceClass, through GA resource.k8s.io/v1."""
 
 
-def _replay(
-    monkeypatch: pytest.MonkeyPatch, template: dict[str, Any], probe: GateProbe, recorded: dict[str, Any]
-) -> Any:
-    handler = _real_get_handler(monkeypatch)
-    fake = FakeLambda(recorded, probe)
-    handler.subprocess = types.SimpleNamespace(  # type: ignore[attr-defined]
-        check_call=fake.check_call, check_output=fake.check_output, PIPE=-1, CalledProcessError=Exception
-    )
-    handler.time = fake  # type: ignore[attr-defined]
-    handler.os = types.SimpleNamespace(path=types.SimpleNamespace(isfile=lambda p: False), chmod=None)  # type: ignore[attr-defined]
-    (props,) = [
-        r["Properties"]
-        for r in template["Resources"].values()
-        if r["Type"] == "Custom::AWSCDK-EKS-KubernetesObjectValue" and r["Properties"]["ObjectName"] == probe.name
-    ]
-    return handler.get_handler({"RequestType": "Create", "ResourceProperties": props}, None)
+def assert_no_gate_is_probed_in_the_stack(templates: dict[str, Any]) -> None:
+    for stack, template in templates.items():
+        if not stack.startswith("__"):
+            assert _gated_reads(template) == [], stack
 
 
 @pytest.mark.synth
-def test_deploy_read_back_passes_when_the_field_is_kept(synthesized: Synth, monkeypatch: pytest.MonkeyPatch) -> None:
-    template = synthesized("dev")["gpu-cluster-dev"]
-    (probe,) = [p for p in gate_probes(FEATURE_GATES) if p.gate == "WorkloadWithJob"]
-    result = _replay(monkeypatch, template, probe, stored(probe, gate_on=True))
-    assert json.loads(result["Data"]["Value"]) == [{"schedulingPolicy": {"gang": {"minCount": 1}}}]
-
-
-@pytest.mark.synth
-def test_deploy_fails_naming_the_gate_when_the_field_is_dropped(
-    synthesized: Synth, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    template = synthesized("dev")["gpu-cluster-dev"]
-    (probe,) = [p for p in gate_probes(FEATURE_GATES) if p.gate == "TopologyAwareWorkloadScheduling"]
-    with pytest.raises(RuntimeError) as caught:
-        _replay(monkeypatch, template, probe, stored(probe, gate_on=False))
-    assert str(caught.value) == (
-        "Timeout waiting for output from kubectl command: ['get', '-n', 'default', "
-        "'workloads.v1beta1.scheduling.k8s.io', 'gate-probe-topologyawareworkloadscheduling', "
-        "\"-o=jsonpath='{.spec.podGroupTemplates[*].schedulingConstraints.topology}'\"] (last_error=None)"
-    )
-
-
-@pytest.mark.synth
-def test_each_relied_on_gate_is_read_back_after_its_probe_is_applied(synthesized: Synth) -> None:
-    template = synthesized("dev")["gpu-cluster-dev"]
-    resources = template["Resources"]
-    (manifest_id,) = [
-        k
-        for k, r in resources.items()
-        if r["Type"] == "Custom::AWSCDK-EKS-KubernetesResource" and "gate-probe-" in r["Properties"]["Manifest"]
-    ]
-    applied = {o["metadata"]["name"] for o in json.loads(resources[manifest_id]["Properties"]["Manifest"])}
-    reads = {
-        r["Properties"]["ObjectName"]: (r["Properties"]["JsonPath"], r["DependsOn"])
-        for r in resources.values()
-        if r["Type"] == "Custom::AWSCDK-EKS-KubernetesObjectValue" and r["Properties"]["ObjectName"] in applied
-    }
-    env = load_environment(name="dev")
-    assert set(reads) == applied == {p.name for p in gate_probes(env.feature_gates.control_plane)}
-    for probe in gate_probes(env.feature_gates.control_plane):
-        json_path, depends_on = reads[probe.name]
-        assert json_path == probe.json_path and manifest_id in depends_on
+@pytest.mark.parametrize("env", EXAMPLE_ENVIRONMENTS)
+def test_shipped_stacks_probe_no_gate_and_read_back_no_gated_field(synthesized: Synth, env: str) -> None:
+    assert_no_gate_is_probed_in_the_stack(synthesized(env))
+    template = synthesized(env)[f"gpu-cluster-{env}"]
     (output,) = [v for k, v in template["Outputs"].items() if k.startswith("ServedApiCheckWorkloadApi")]
-    assert output["Value"].startswith("required: gates confirmed")
+    assert output["Value"] == "fallback: no gang relies on the Workload API (EKS 1.37 does not serve GenericWorkload)"
+
+
+@pytest.mark.synth
+@pytest.mark.parametrize("env", ["dev", "prod-example"])
+def test_workload_aware_stacks_leave_every_gate_to_make_verify(synthesized_workload_aware: Synth, env: str) -> None:
+    """Even where every gate is relied on (and acknowledged), the stack that creates the cluster probes none:
+    a missing gate can no longer roll the cluster back; make deploy's verify step reports it."""
+    templates = synthesized_workload_aware(env)
+    assert_no_gate_is_probed_in_the_stack(templates)
+    template = templates[f"gpu-cluster-{env}"]
+    reads = [
+        (r["Properties"]["ObjectType"], r["Properties"]["ObjectName"])
+        for r in template["Resources"].values()
+        if r["Type"] == "Custom::AWSCDK-EKS-KubernetesObjectValue"
+    ]
+    assert reads == [DEVICE_CLASS_READ_BACK]
+    gates = workload_aware(env).feature_gates.control_plane
+    (output,) = [v for k, v in template["Outputs"].items() if k.startswith("ServedApiCheckWorkloadApi")]
+    probed = ", ".join(p.gate for p in gate_probes(gates))
+    assert output["Value"] == f"required: make deploy's make verify step checks the gates ({probed})"
+    assert len(gate_probes(gates)) >= 4
+
+
+def test_shipped_environments_leave_verify_no_gate_to_probe() -> None:
+    for env in EXAMPLE_ENVIRONMENTS:
+        assert expectations(load_environment(name=env)).probes == (), env
 
 
 def test_verify_prints_one_row_per_gate_from_dry_run_answers() -> None:
-    expect = expectations(load_environment(name="dev"))
+    expect = expectations(workload_aware("dev"))
     answers = {p.gate: stored(p, gate_on=p.gate != "WorkloadWithJob") for p in expect.probes}
     rows = [(c.subject, c.status, c.detail) for c in gate_checks(expect, answers)]
     assert rows == [
@@ -205,7 +154,7 @@ def test_verify_prints_one_row_per_gate_from_dry_run_answers() -> None:
 def test_verify_rows_when_the_workload_api_is_not_served(dev_data: dict[str, Any]) -> None:
     from tests.conftest import env_from
 
-    required = expectations(load_environment(name="dev"))
+    required = expectations(workload_aware("dev"))
     answers = {
         p.gate: (None if p.kind.api_version.startswith("scheduling") else stored(p, gate_on=True))
         for p in required.probes
@@ -215,7 +164,7 @@ def test_verify_rows_when_the_workload_api_is_not_served(dev_data: dict[str, Any
         Status.FAIL,
         "scheduling.k8s.io/v1beta1 not served, so Workload.spec cannot be kept",
     )
-    dev_data["platform"]["workload_api"] = "optional"
+    workload_aware_data(dev_data)["platform"]["workload_api"] = "optional"
     optional = expectations(env_from(dev_data))
     rows = gate_checks(optional, answers)
     assert {c.status for c in rows if c.subject.startswith(("GenericWorkload", "Topology", "DRA"))} == {Status.WARN}

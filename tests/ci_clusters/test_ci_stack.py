@@ -137,22 +137,24 @@ def test_long_lived_environments_have_no_ttl(synthesized: Synth) -> None:
     assert "ttl-hours" not in json.dumps(template)
 
 
-def test_deploy_fails_when_a_declared_api_is_not_served(synthesized: Synth) -> None:
-    template = synthesized("prod-example")["gpu-cluster-prod-example"]
-    manifests = [
-        json.loads(r["Properties"]["Manifest"])
-        for r in _resources(template, "Custom::AWSCDK-EKS-KubernetesResource")
-        if "gate-probe-" in r["Properties"]["Manifest"]
-    ]
-    (probes,) = manifests
-    served = {(m["apiVersion"], m["kind"]) for m in probes}
-    assert {("scheduling.k8s.io/v1alpha3", "CompositePodGroup"), ("scheduling.k8s.io/v1beta1", "Workload")} <= served
-    values = [r["Properties"] for r in _resources(template, "Custom::AWSCDK-EKS-KubernetesObjectValue")]
-    assert {(v["ObjectType"], v["ObjectName"]) for v in values} >= {
-        ("deviceclasses.v1.resource.k8s.io", "gpu.nvidia.com"),
-        ("workloads.v1beta1.scheduling.k8s.io", "gate-probe-genericworkload"),
-        ("compositepodgroups.v1alpha3.scheduling.k8s.io", "gate-probe-compositepodgroup"),
-    }
+def test_no_run_stack_can_fail_for_a_missing_gate(
+    runs: dict[str, dict[str, dict[str, Any]]], synthesized_workload_aware: Synth
+) -> None:
+    """A missing gate is make verify's finding after deploy (the run's cluster stays up), never a rollback:
+    neither a run's stacks nor those of ci on a control plane that serves the workload-aware gates apply a
+    gate probe or read back a gated field."""
+    from tests.test_gate_probes import assert_no_gate_is_probed_in_the_stack
+
+    for templates in runs.values():
+        assert_no_gate_is_probed_in_the_stack(templates)
+    twin = synthesized_workload_aware("ci")
+    assert_no_gate_is_probed_in_the_stack(twin)
+    outputs = twin["gpu-cluster-ci"]["Outputs"]
+    (form,) = [v["Value"] for k, v in outputs.items() if k.startswith("ServedApiCheckWorkloadApi")]
+    assert form == (
+        "required: make deploy's make verify step checks the gates "
+        "(DRAWorkloadResourceClaims, GenericWorkload, TopologyAwareWorkloadScheduling)"
+    )
 
 
 def test_readme_documents_the_ci_workflow() -> None:
