@@ -29,6 +29,7 @@ from policy.deadlocks import (
     run_checks,
 )
 from tests.conftest import EXAMPLE_ENVIRONMENTS, env_from, shipped_render
+from tests.environments import workload_aware, workload_aware_data
 
 Obj = dict[str, Any]
 
@@ -74,9 +75,9 @@ def test_shipped_environments_pass_every_check_without_warnings(name: str) -> No
 
 
 def test_fails_field_whose_gate_is_off() -> None:
-    env = load_environment(name="prod-example")
+    env = workload_aware("prod-example")
     objects = _objects(env, big=H100_RUN | {"hierarchical": True})
-    dev = load_environment(name="dev")  # no CompositePodGroup, no PodGroupPreemptionPolicy
+    dev = workload_aware("dev")  # no CompositePodGroup, no PodGroupPreemptionPolicy
     found = _failures(check_feature_gates(dev, objects))
     workload = _find(objects, "Workload")["metadata"]["name"]
     fix = "add {gate} to feature_gates.control_plane (if the cluster provides it) or stop using the field"
@@ -98,9 +99,9 @@ def test_fails_field_whose_gate_is_off() -> None:
 
 
 def test_fails_topology_without_its_gate() -> None:
-    objects = _objects(load_environment(name="dev"), run=H100_RUN)
-    data = load_environment(name="dev").model_dump(mode="json")
-    data["feature_gates"]["control_plane"] = ["GenericWorkload", "DRAWorkloadResourceClaims", "WorkloadWithJob"]
+    objects = _objects(workload_aware("dev"), run=H100_RUN)
+    data = workload_aware("dev").model_dump(mode="json")
+    workload_aware_data(data, control_plane=["GenericWorkload", "DRAWorkloadResourceClaims", "WorkloadWithJob"])
     found = _failures(check_feature_gates(env_from(data), objects))
     assert {d for _, d, _ in found} == {
         "field spec.podGroupTemplates[].schedulingConstraints.topology needs feature gate "
@@ -111,9 +112,8 @@ def test_fails_topology_without_its_gate() -> None:
 
 
 def test_renderer_only_uses_fields_the_environment_has() -> None:
-    data = load_environment(name="dev").model_dump(mode="json")
-    data["feature_gates"]["control_plane"] = ["GenericWorkload"]
-    data["feature_gates"]["kubelet"] = []
+    data = workload_aware("dev").model_dump(mode="json")
+    workload_aware_data(data, control_plane=["GenericWorkload"], kubelet=())
     env = env_from(data)
     objects = _objects(env, run=H100_RUN | {"hierarchical": True})  # falls back to the flat form, with a note
     assert check_feature_gates(env, objects) == []
@@ -124,12 +124,38 @@ def test_renderer_only_uses_fields_the_environment_has() -> None:
     assert "schedulingConstraints" not in _find(objects, "Workload")["spec"]["podGroupTemplates"][0]
 
 
+def test_native_objects_fail_on_a_cluster_without_generic_workload() -> None:
+    """What the twin renders is what shipped dev (EKS 1.37 as AWS runs it) must never be given."""
+    objects = _objects(workload_aware("dev"), run=H100_RUN)
+    found = _failures(check_feature_gates(load_environment(name="dev"), objects))
+    workload = _find(objects, "Workload")["metadata"]["name"]
+    fix = "add GenericWorkload to feature_gates.control_plane (if the cluster provides it) or stop using the field"
+    assert (
+        f"Workload/team-llm-research/{workload}",
+        "field spec needs feature gate GenericWorkload, which the cluster lacks",
+        fix,
+    ) in found
+    assert (
+        f"Pod/team-llm-research/{workload}-worker-0",
+        "field spec.schedulingGroup needs feature gate GenericWorkload, which the cluster lacks",
+        fix,
+    ) in found
+
+
+def test_fallback_run_passes_every_check_with_nothing_gated() -> None:
+    env = load_environment(name="dev")
+    objects = _objects(env, run=H100_RUN)
+    assert not {o["kind"] for o in objects} & {"Workload", "PodGroup", "CompositePodGroup"}
+    assert [c for c in run_checks(env, objects) if c.status is not Status.OK] == []
+    assert check_feature_gates(env, objects) == []
+
+
 # --- references --------------------------------------------------------------------------------------
 
 
 def test_fails_pod_without_its_pod_group() -> None:
-    objects = [o for o in _objects(load_environment(name="dev"), run=H100_RUN) if o["kind"] != "PodGroup"]
-    found = _failures(check_references(load_environment(name="dev"), objects))
+    objects = [o for o in _objects(workload_aware("dev"), run=H100_RUN) if o["kind"] != "PodGroup"]
+    found = _failures(check_references(workload_aware("dev"), objects))
     pod = _find(objects, "Pod")
     group = pod["spec"]["schedulingGroup"]["podGroupName"]
     assert found[0] == (
@@ -140,10 +166,10 @@ def test_fails_pod_without_its_pod_group() -> None:
 
 
 def test_fails_pod_group_without_its_workload_or_template() -> None:
-    objects = _objects(load_environment(name="dev"), run=H100_RUN)
+    objects = _objects(workload_aware("dev"), run=H100_RUN)
     group = _find(objects, "PodGroup")
     group["spec"]["workloadRef"]["templateName"] = "trainers"
-    found = _failures(check_references(load_environment(name="dev"), objects))
+    found = _failures(check_references(workload_aware("dev"), objects))
     assert found == [
         (
             f"PodGroup/team-llm-research/{group['metadata']['name']}",
@@ -153,7 +179,7 @@ def test_fails_pod_group_without_its_workload_or_template() -> None:
         )
     ]
     without = [o for o in objects if o["kind"] != "Workload"]
-    (_, detail, _), *_ = _failures(check_references(load_environment(name="dev"), without))
+    (_, detail, _), *_ = _failures(check_references(workload_aware("dev"), without))
     assert detail.startswith("spec.workloadRef names Workload 'run-") and detail.endswith("which does not exist")
 
 
@@ -161,10 +187,10 @@ def test_fails_pod_group_without_its_workload_or_template() -> None:
 
 
 def test_fails_min_count_above_replicas() -> None:
-    objects = _objects(load_environment(name="dev"), run=H100_RUN)
+    objects = _objects(workload_aware("dev"), run=H100_RUN)
     group = _find(objects, "PodGroup")
     group["spec"]["schedulingPolicy"]["gang"]["minCount"] = 3
-    assert _failures(check_gang_size(load_environment(name="dev"), objects)) == [
+    assert _failures(check_gang_size(workload_aware("dev"), objects)) == [
         (
             f"PodGroup/team-llm-research/{group['metadata']['name']}",
             "gang minCount 3 exceeds the 2 pods that join the group; it can never start",
@@ -174,10 +200,10 @@ def test_fails_min_count_above_replicas() -> None:
 
 
 def test_fails_elastic_gang_without_acknowledgement() -> None:
-    objects = _objects(load_environment(name="dev"), run=H100_RUN | {"replicas": 2})
+    objects = _objects(workload_aware("dev"), run=H100_RUN | {"replicas": 2})
     group = _find(objects, "PodGroup")
     group["spec"]["schedulingPolicy"]["gang"]["minCount"] = 1
-    assert _failures(check_gang_size(load_environment(name="dev"), objects)) == [
+    assert _failures(check_gang_size(workload_aware("dev"), objects)) == [
         (
             f"PodGroup/team-llm-research/{group['metadata']['name']}",
             "gang minCount 1 is below its 2 pods without an elastic acknowledgement",
@@ -187,7 +213,7 @@ def test_fails_elastic_gang_without_acknowledgement() -> None:
 
 
 def test_elastic_gang_with_acknowledgement_passes() -> None:
-    env = load_environment(name="prod-example")
+    env = workload_aware("prod-example")
     elastic = {"replicas": 4, "min_replicas": 2, "elastic": True, "hierarchical": True}
     objects = _objects(env, run=H100_RUN | elastic)
     assert check_gang_size(env, objects) == []
@@ -196,7 +222,7 @@ def test_elastic_gang_with_acknowledgement_passes() -> None:
 
 
 def test_fails_job_min_count_above_parallelism() -> None:
-    env = load_environment(name="dev")
+    env = workload_aware("dev")
     objects = _objects(env, run=H100_RUN | {"job": True, "tier": "standard"})
     job = _find(objects, "Job")
     job["spec"]["scheduling"]["schedulingPolicy"]["gang"]["minCount"] = 4
@@ -256,14 +282,14 @@ def test_device_plugin_pools_do_not_serve_device_classes() -> None:
 
 
 def test_fails_gang_larger_than_any_zone() -> None:
-    env = load_environment(name="dev")
-    objects = _objects(env, run=H100_RUN | {"replicas": 17})
+    env = workload_aware("dev")
+    objects = _objects(env, run=H100_RUN | {"replicas": 3})
     group = _find(objects, "PodGroup")
     assert _failures(check_capacity(env, objects)) == [
         (
             f"PodGroup/team-llm-research/{group['metadata']['name']}",
-            "gang needs 17 pods of 8 x h100-80gb.gpu-platform.io, 180 CPU, 1800Gi in one zone; "
-            "the largest zone (us-west-2a) holds at most 16",
+            "gang needs 3 pods of 8 x h100-80gb.gpu-platform.io, 180 CPU, 1800Gi in one zone; "
+            "the largest zone (us-west-2a) holds at most 2",
             "raise max_size of a pool serving h100-80gb in one zone, or lower replicas",
         )
     ]
@@ -277,7 +303,7 @@ def test_pod_larger_than_any_node_never_fits() -> None:
 
 
 def test_warns_when_elastic_replicas_exceed_the_domain() -> None:
-    env = load_environment(name="prod-example")
+    env = workload_aware("prod-example")
     elastic = {"replicas": 21, "min_replicas": 11, "elastic": True, "hierarchical": True}
     objects = _objects(env, run=H100_RUN | elastic)
     (warning,) = [c for c in check_capacity(env, objects) if c.status is Status.WARN]
@@ -319,7 +345,7 @@ def test_fails_gpu_pod_without_tolerations() -> None:
 
 
 def test_fails_tier_not_granted_to_namespace() -> None:
-    env = load_environment(name="dev")
+    env = workload_aware("dev")
     objects = _objects(env, run=H100_RUN)
     for obj in objects:
         obj["metadata"]["namespace"] = "team-vision"
@@ -350,7 +376,7 @@ def test_fails_unknown_priority_class() -> None:
 
 
 def test_scenario_missing_composite_parent() -> None:
-    env = load_environment(name="prod-example")
+    env = workload_aware("prod-example")
     objects = [o for o in _objects(env, run=H100_RUN | {"hierarchical": True}) if o["kind"] != "CompositePodGroup"]
     details = [d for _, d, _ in _failures(run_checks(env, objects))]
     parent = next(o for o in objects if o["kind"] == "PodGroup")["spec"]["parentCompositePodGroupName"]
@@ -365,8 +391,8 @@ def test_scenario_missing_composite_parent() -> None:
 
 
 def test_scenario_zone_exhausted_by_reduced_pool_max() -> None:
-    data = load_environment(name="dev").model_dump(mode="json")
-    data["gpu_pools"][0].update(min_size=1, max_size=1)  # one p5 per zone
+    data = workload_aware("dev").model_dump(mode="json")
+    data["gpu_pools"][0].update(min_size=1, max_size=1)  # one p5
     env = env_from(data)
     objects = _objects(env, run=H100_RUN)
     (found,) = _failures(run_checks(env, objects))
@@ -374,8 +400,8 @@ def test_scenario_zone_exhausted_by_reduced_pool_max() -> None:
         "gang needs 2 pods of 8 x h100-80gb.gpu-platform.io, 180 CPU, 1800Gi in one zone; "
         "the largest zone (us-west-2a) holds at most 1"
     )
-    # The synth path refuses the environment: dev's own pretraining gang no longer fits.
-    refusal = r"^teams/llm-research/pretrain-70b\.yaml: capacity: PodGroup/team-llm-research/.*make check ENV=dev\)$"
+    # The synth path refuses the environment: dev's own fine-tuning gang no longer fits.
+    refusal = r"^teams/llm-research/finetune-8b\.yaml: capacity: Job/team-llm-research/.*make check ENV=dev\)$"
     with pytest.raises(ConfigError, match=refusal):
         render_checked(env)
 
@@ -396,12 +422,12 @@ def test_scenario_tainted_devices_without_tolerations() -> None:
 
 
 def test_scenario_competing_high_priority_gangs() -> None:
-    env = load_environment(name="dev")
-    objects = _objects(env, first=H100_RUN | {"replicas": 10}, second=H100_RUN | {"replicas": 10})
+    env = workload_aware("dev")
+    objects = _objects(env, first=H100_RUN, second=H100_RUN)
     assert _failures(run_checks(env, objects)) == []
     (warning,) = [c for c in check_competition(env, objects) if c.status is Status.WARN]
     assert warning.subject == "h100-80gb.gpu-platform.io"
-    assert warning.detail.startswith("high-priority gangs need 20 pods together but one zone holds 16: PodGroup/")
+    assert warning.detail.startswith("high-priority gangs need 4 pods together but one zone holds 2: PodGroup/")
 
 
 # --- the command ---------------------------------------------------------------------------------------
@@ -432,11 +458,13 @@ def test_check_command_json_and_exit_codes(tmp_path: Any) -> None:
         [sys.executable, "-m", "cli.check", "--config", str(bad)], capture_output=True, text=True, check=False
     )
     assert result.returncode == 1
-    assert "FAIL" in result.stdout and "fix: raise max_size of a pool serving h100-80gb in one zone" in result.stdout
+    assert (
+        "FAIL" in result.stdout and "fix: raise max_size of a pool serving hopper-or-newer in one zone" in result.stdout
+    )
 
 
 def test_fails_shared_claim_whose_group_cannot_fit_one_node() -> None:
-    env = load_environment(name="prod-example")
+    env = workload_aware("prod-example")
     service = {
         "template": "service",
         "replicas": 31,
@@ -462,7 +490,7 @@ def test_fails_shared_claim_whose_group_cannot_fit_one_node() -> None:
 
 
 def test_fails_shared_mig_slice_for_pods_with_whole_gpus() -> None:
-    env = load_environment(name="prod-example")  # MIG and whole-GPU pools are never the same nodes
+    env = workload_aware("prod-example")  # MIG and whole-GPU pools are never the same nodes
     run = H100_RUN | {"tier": "standard", "shared_devices": {"device_class": "mig-1g-10gb"}}
     (found,) = _failures(check_capacity(env, _objects(env, run=run)))
     assert found[1].endswith(
@@ -471,7 +499,7 @@ def test_fails_shared_mig_slice_for_pods_with_whole_gpus() -> None:
 
 
 def test_fails_composite_min_group_count_above_children() -> None:
-    env = load_environment(name="prod-example")
+    env = workload_aware("prod-example")
     objects = _objects(env, run=H100_RUN | {"hierarchical": True})
     composite = _find(objects, "CompositePodGroup")
     composite["spec"]["schedulingPolicy"]["gang"]["minGroupCount"] = 3
@@ -485,10 +513,10 @@ def test_fails_composite_min_group_count_above_children() -> None:
 
 
 def test_cpu_only_members_count_towards_the_gang_minimum_first() -> None:
-    env = load_environment(name="dev")
+    env = workload_aware("dev")
     mpi = {
         "template": "mpi",
-        "replicas": 16,
+        "replicas": 2,
         "gpus_per_replica": 8,
         "device_class": "h100-80gb",
         "cpu_per_replica": 180,
@@ -496,5 +524,5 @@ def test_cpu_only_members_count_towards_the_gang_minimum_first() -> None:
         "image": "example/mpi:1",
         "command": ["python", "train.py"],
     }
-    objects = _objects(env, run=mpi)  # launcher + 16 workers: minCount 17, but only 16 need GPUs
+    objects = _objects(env, run=mpi)  # launcher + 2 workers: minCount 3, but only 2 need GPUs
     assert check_capacity(env, objects) == []
