@@ -100,11 +100,30 @@ def workload_aware_render(name: str) -> RenderedEnvironment:
     return copy.deepcopy(_workload_aware_render(name))
 
 
+@functools.cache
+def _workload_aware_run(name: str, team: str, run: str) -> list[dict[str, Any]]:
+    from charts.render import render_environment
+    from config.teams import TEAMS_DIR, TeamRun, parse_run
+
+    env = workload_aware(name)
+    source = f"teams/{team}/{run}.yaml"
+    data = read_yaml_file(TEAMS_DIR / team / f"{run}.yaml")
+    team_runs = [TeamRun(team, run, source, parse_run(env, team, run, data))]
+    return render_environment(env, team_runs=team_runs).files[source]
+
+
+def workload_aware_run(name: str, team: str, run: str) -> list[dict[str, Any]]:
+    """The objects of ``teams/<team>/<run>.yaml`` rendered on the twin of ``name`` (what ``dist/<name>/`` would hold
+    for it on that control plane), whether or not the environment selects the run; a copy to change."""
+    return copy.deepcopy(_workload_aware_run(name, team, run))
+
+
 __all__ = [
     "KUBELET_GATES",
     "WORKLOAD_AWARE_GATES",
     "workload_aware",
     "workload_aware_data",
     "workload_aware_render",
+    "workload_aware_run",
     "write_workload_aware",
 ]
