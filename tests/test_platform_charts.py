@@ -15,7 +15,7 @@ from catalog.instances import GpuModel
 from catalog.priority_tiers import TIERS, Tier
 from charts.render import output_files, render_cluster_objects, render_environment
 from config import ConfigError, load_environment
-from config.teams import parse_run
+from config.teams import TEAMS_DIR, parse_run
 from policy.cel import device_matches
 from policy.deadlocks import pods as member_pods
 from policy.device_classes import (
@@ -29,6 +29,7 @@ from policy.device_classes import (
 from policy.workload_rules import check_objects, object_errors, workload_errors
 from tests import yaml_files
 from tests.conftest import EXAMPLE_ENVIRONMENTS, shipped_render
+from tests.environments import workload_aware, workload_aware_data, workload_aware_run
 
 DIST = Path(__file__).resolve().parent.parent / "dist"
 # Custom kinds kubernetes-validate has no schema for: Karpenter's (checked against the reference
@@ -144,6 +145,12 @@ def test_output_is_deterministic() -> None:
 
 
 def _objects(env_name: str, team: str, run: str) -> list[dict[str, Any]]:
+    """The run as the workload-aware twin of ``env_name`` renders it (the native gang form)."""
+    return workload_aware_run(env_name, team, run)
+
+
+def _shipped_objects(env_name: str, team: str, run: str) -> list[dict[str, Any]]:
+    """The run as committed under ``dist/`` for the shipped environment (the fallback form)."""
     return [o for o in yaml_files.load_all((DIST / env_name / "teams" / team / f"{run}.yaml").read_text())]
 
 
@@ -153,7 +160,7 @@ def _one(objects: list[dict[str, Any]], kind: str) -> dict[str, Any]:
 
 
 def test_flat_pytorch_gang_is_one_group_of_coordinator_and_workers() -> None:
-    env = load_environment(name="dev")  # dev lacks CompositePodGroup: the hierarchical run falls back to flat
+    env = workload_aware("dev")  # dev lacks CompositePodGroup: the hierarchical run falls back to flat
     objects = _objects("dev", "llm-research", "pretrain-70b")
     workload = _one(objects, "Workload")
     (template,) = workload["spec"]["podGroupTemplates"]
@@ -191,6 +198,83 @@ def test_job_form_uses_spec_scheduling_and_no_workload() -> None:
     job = _one(objects, "Job")
     assert job["spec"]["scheduling"]["schedulingPolicy"] == {"gang": {"minCount": 2}}
     assert job["spec"]["parallelism"] == job["spec"]["completions"] == 2
+
+
+GANG_KINDS = {"Workload", "PodGroup", "CompositePodGroup"}
+
+
+def _fallback_pods(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [o for o in objects if o["kind"] == "Pod"]
+
+
+@pytest.mark.parametrize("env_name", [e for e in EXAMPLE_ENVIRONMENTS if (DIST / e / "teams").is_dir()])
+def test_fallback_runs_render_no_scheduling_object_and_no_scheduling_group(env_name: str) -> None:
+    for path in sorted((DIST / env_name / "teams").rglob("*.yaml")):
+        for obj in yaml_files.load_all(path.read_text()):
+            assert not obj["apiVersion"].startswith("scheduling.k8s.io/"), (path.name, obj["kind"])
+            template = obj.get("spec", {}).get("template", {}) if obj["kind"] in ("Job", "StatefulSet") else obj
+            assert "schedulingGroup" not in (template.get("spec") or {}), (path.name, obj["kind"])
+            if obj["kind"] == "Job":
+                assert "scheduling" not in obj["spec"], path.name
+
+
+def test_fallback_job_run_is_a_plain_indexed_job() -> None:
+    objects = _shipped_objects("dev", "llm-research", "finetune-8b")
+    assert not {o["kind"] for o in objects} & GANG_KINDS
+    job = _one(objects, "Job")
+    assert "scheduling" not in job["spec"]
+    assert job["spec"]["completionMode"] == "Indexed"
+    assert job["spec"]["parallelism"] == job["spec"]["completions"] == 2
+    kubernetes_validate.validate(job, "1.37.0", strict=True)
+
+
+def test_fallback_zone_run_requires_the_zone_of_its_gpu_pods() -> None:
+    objects = _shipped_objects("prod-example", "llm-research", "pretrain-70b")
+    assert not {o["kind"] for o in objects} & GANG_KINDS
+    pods = _fallback_pods(objects)
+    assert len(pods) == 16
+    gpu_roles = {"coordinator", "worker"}
+    for pod in pods:
+        (term,) = pod["spec"]["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+        assert term["topologyKey"] == "topology.kubernetes.io/zone"
+        assert term["labelSelector"]["matchLabels"] == {"app.kubernetes.io/part-of": "pretrain-70b-279e9568"}
+        (roles,) = term["labelSelector"]["matchExpressions"]
+        assert (roles["key"], roles["operator"], set(roles["values"])) == ("gpu-platform.io/role", "In", gpu_roles)
+        assert pod["metadata"]["labels"]["gpu-platform.io/role"] in gpu_roles
+        assert "schedulingGroup" not in pod["spec"]
+        kubernetes_validate.validate(pod, "1.37.0", strict=True)
+    # The native twin keeps zone topology on the gang instead, with no Pod affinity.
+    native = [o for o in _objects("prod-example", "llm-research", "pretrain-70b") if o["kind"] == "Pod"]
+    assert native and all("affinity" not in p["spec"] for p in native)
+
+
+def test_fallback_run_without_zone_topology_has_no_pod_affinity() -> None:
+    from config.platform import TopologyPreference
+    from policy.gangs import plan_gang
+
+    env = load_environment(name="prod-example")
+    rendered = shipped_render("prod-example")
+    for plan in rendered.plans:
+        assert not plan.native and plan.topology_key is None
+        if plan.zone_affinity_key is None:
+            pods = _fallback_pods(rendered.files[f"teams/{plan.team}/{plan.run}.yaml"])
+            assert all("podAffinity" not in (p["spec"].get("affinity") or {}) for p in pods), plan.run
+    run = parse_run(
+        env,
+        "llm-research",
+        "r",
+        BASE_RUN
+        | {
+            "template": "pytorch",
+            "topology": "zone",
+            "device_class": "h100-80gb",
+            "gpus_per_replica": 8,
+            "command": ["train.py"],
+        },
+    )
+    assert run.topology is TopologyPreference.ZONE
+    plan = plan_gang(env, team="llm-research", run_name="r", run=run)
+    assert (plan.native, plan.zone_affinity_key, plan.topology_key) == (False, "topology.kubernetes.io/zone", None)
 
 
 def test_spark_driver_and_executors_are_admitted_as_one_gang() -> None:
@@ -237,7 +321,7 @@ def test_changed_run_gets_a_new_workload_name() -> None:
 
 def _fails_run(data: dict[str, Any], team: str = "vision", env_name: str = "dev") -> str:
     with pytest.raises(ConfigError) as caught:
-        parse_run(load_environment(name=env_name), team, "run", data)
+        parse_run(workload_aware(env_name), team, "run", data)
     return caught.value.line()
 
 
@@ -297,6 +381,10 @@ def test_fails_run_bad_file_name() -> None:
 def test_team_run_errors_name_the_file(tmp_path: Path) -> None:
     from config.teams import load_team_runs
 
+    (tmp_path / "llm-research").mkdir()  # the run dev selects for llm-research
+    (tmp_path / "llm-research" / "finetune-8b.yaml").write_bytes(
+        (TEAMS_DIR / "llm-research" / "finetune-8b.yaml").read_bytes()
+    )
     (tmp_path / "vision").mkdir()
     (tmp_path / "vision" / "sweep.yaml").write_text("template: mpi\nreplicas: 0\nimage: example/app:1\n")
     with pytest.raises(ConfigError) as caught:
@@ -425,7 +513,7 @@ SHARED_GPU_SERVICE = {
 def _render_run(env_name: str, team: str, data: dict[str, Any]) -> list[dict[str, Any]]:
     from config.teams import TeamRun
 
-    env = load_environment(name=env_name)
+    env = workload_aware(env_name)
     run = TeamRun(team, "svc", f"teams/{team}/svc.yaml", parse_run(env, team, "svc", data))
     return render_environment(env, team_runs=[run]).files[f"teams/{team}/svc.yaml"]
 
@@ -455,8 +543,7 @@ def test_shared_devices_are_claimed_once_per_pod_group_and_consumed_by_its_pods(
 def test_fails_run_shared_devices_without_the_gate(dev_data: dict[str, Any]) -> None:
     from tests.conftest import env_from
 
-    dev_data["feature_gates"] = {"control_plane": ["GenericWorkload"], "kubelet": []}
-    env = env_from(dev_data)
+    env = env_from(workload_aware_data(dev_data, control_plane=["GenericWorkload"], kubelet=()))
     with pytest.raises(ConfigError) as caught:
         parse_run(env, "vision", "run", BASE_RUN | {"shared_devices": {"device_class": "mig-1g-10gb"}})
     assert caught.value.line() == (
@@ -470,6 +557,17 @@ def test_fails_run_both_job_and_hierarchical() -> None:
         "job: a Job gang is one flat PodGroup; it cannot also be hierarchical (got True); "
         "fix: set either job: true or hierarchical: true"
     )
+
+
+def test_fallback_notes_min_replicas_instead_of_refusing_it() -> None:
+    """Without GenericWorkload there is no gang minimum to get wrong: the setting is noted as not honoured."""
+    from config.teams import unhonoured_settings
+
+    env = load_environment(name="dev")
+    run = parse_run(env, "vision", "run", BASE_RUN | {"min_replicas": 2, "elastic": True})
+    (note,) = [u for u in unhonoured_settings(env, run) if u.field == "min_replicas"]
+    assert note.value == 2
+    assert note.reason == "without GenericWorkload there is no gang minimum: the fallback form starts Pods one by one"
 
 
 def test_fails_elastic_flat_gang_that_could_start_without_its_coordinator() -> None:
