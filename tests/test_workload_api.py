@@ -1,4 +1,5 @@
-"""``platform.workload_api``: required probes at deploy; optional leaves every gang object out and says so."""
+"""``platform.workload_api`` on a control plane that serves the Workload API: required has make verify probe
+the gates after deploy; optional leaves every gang object out and says so."""
 
 from __future__ import annotations
 
@@ -15,10 +16,13 @@ from config.teams import load_team_runs
 from policy.workload_api import applied_objects, gang_run_warnings, withheld_policy_names
 from tests import yaml_files
 from tests.conftest import env_from
+from tests.environments import WORKLOAD_AWARE_GATES, workload_aware, workload_aware_data
 
 
 def _optional(dev_data: dict[str, Any]) -> Any:
-    dev_data["platform"]["workload_api"] = "optional"
+    """dev on a control plane that serves the workload-aware gates, with ``workload_api: optional`` (without
+    GenericWorkload there is no gang object to leave out: the fallback form has none)."""
+    workload_aware_data(dev_data)["platform"]["workload_api"] = "optional"
     return env_from(dev_data)
 
 
@@ -52,13 +56,13 @@ def test_optional_leaves_out_the_admission_policies_that_judge_gangs(dev_data: d
 def test_optional_warns_once_per_gang_run_naming_it(dev_data: dict[str, Any]) -> None:
     env = _optional(dev_data)
     warnings = gang_run_warnings(env, load_team_runs(env))
-    assert len(warnings) == len(load_team_runs(env)) == 4
+    assert len(warnings) == len(load_team_runs(env)) == 3
     assert warnings[0] == (
         "teams/llm-research/finetune-8b.yaml: run llm-research/finetune-8b is a gang (Workload and PodGroups, or a "
         "Job with spec.scheduling); with platform.workload_api: optional it can start only where the cluster "
         "serves scheduling.k8s.io/v1beta1 (make verify says whether it does)"
     )
-    assert gang_run_warnings(load_environment(name="dev"), load_team_runs(env)) == []
+    assert gang_run_warnings(workload_aware("dev"), load_team_runs(env)) == []
 
 
 def test_fails_unknown_workload_api_mode(dev_data: dict[str, Any]) -> None:
@@ -88,7 +92,7 @@ def test_optional_stack_applies_no_gang_object_and_says_so(dev_data: dict[str, A
     assert "gate-probe-" not in text and "gpu-platform-gang-gpu-pods" not in text
     assert "gpu-platform-tier-grants-pods" in text
     (output,) = [v for k, v in template["Outputs"].items() if k.startswith("ServedApiCheckWorkloadApi")]
-    assert output["Value"] == "optional: gang objects (probes, gang admission policies) not applied; run make verify"
+    assert output["Value"] == "optional: gang objects (gang admission policies) not applied; run make verify"
 
 
 def test_composite_pod_group_path_can_be_dropped_and_the_same_runs_render_flat() -> None:
@@ -100,11 +104,11 @@ def test_composite_pod_group_path_can_be_dropped_and_the_same_runs_render_flat()
     from policy.checks import Status
     from policy.deadlocks import run_checks
 
-    data = yaml_files.load((REPO_ROOT / "environments" / "prod-example.yaml").read_text())
+    data = workload_aware_data(yaml_files.load((REPO_ROOT / "environments" / "prod-example.yaml").read_text()))
     with_gate = env_from(data)
     hierarchical = render_checked(with_gate)
-    data["feature_gates"]["control_plane"].remove("CompositePodGroup")
-    env = env_from(data)
+    gates = [g for g in WORKLOAD_AWARE_GATES["prod-example"] if g != "CompositePodGroup"]
+    env = env_from(workload_aware_data(data, control_plane=gates))
     # An elastic Spark gang needs its own coordinator group: refused in one line naming the run...
     with pytest.raises(ConfigError) as caught:
         render_checked(env)
