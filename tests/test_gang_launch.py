@@ -14,6 +14,7 @@ from config.teams import TeamRun, parse_run
 from policy.deadlocks import pods as member_pods
 from tests import yaml_files
 from tests.conftest import shipped_render
+from tests.environments import workload_aware
 
 PYTORCH = {"template": "pytorch", "replicas": 4, "device_class": "l4", "gpus_per_replica": 4, "image": "example/t:1"}
 PYTORCH_RUN = PYTORCH | {"command": ["train.py", "--lr=0.1"], "cpu_per_replica": 16, "memory_gib_per_replica": 64}
@@ -27,8 +28,12 @@ def _fails(data: dict[str, Any], name: str = "run") -> str:
     return caught.value.line()
 
 
-def _objects(data: dict[str, Any], *, env_name: str = "dev", team: str = "vision") -> list[dict[str, Any]]:
-    env = load_environment(name=env_name)
+def _objects(
+    data: dict[str, Any], *, env_name: str = "dev", team: str = "vision", native: bool = False
+) -> list[dict[str, Any]]:
+    """The run rendered in the shipped environment (the fallback form), or with ``native`` on its
+    workload-aware twin (Workload and PodGroups)."""
+    env = workload_aware(env_name) if native else load_environment(name=env_name)
     run = TeamRun(team, "run", "teams/run.yaml", parse_run(env, team, "run", data))
     objects, _ = render_team_run(App(), env, run)
     for obj in objects:
@@ -98,7 +103,7 @@ def test_fails_service_run_name_too_long_for_its_stateful_sets() -> None:
 def test_fails_hierarchical_pytorch_of_one_pod() -> None:
     with pytest.raises(ConfigError) as caught:
         parse_run(
-            load_environment(name="prod-example"),
+            workload_aware("prod-example"),  # hierarchical needs CompositePodGroup
             "llm-research",
             "run",
             PYTORCH_RUN | {"replicas": 1, "hierarchical": True, "device_class": "h100-80gb", "gpus_per_replica": 8},
@@ -190,7 +195,7 @@ def test_mpi_launcher_reaches_every_worker_through_the_hostfile() -> None:
 
 
 def test_service_pods_are_owned_by_stateful_sets_with_a_strict_disruption_budget() -> None:
-    objects = _objects(SERVICE | {"command": ["serve"], "readiness_command": ["ready"]})
+    objects = _objects(SERVICE | {"command": ["serve"], "readiness_command": ["ready"]}, native=True)
     sets = [o for o in objects if o["kind"] == "StatefulSet"]
     assert [(s["spec"]["replicas"], s["spec"]["podManagementPolicy"]) for s in sets] == [
         (1, "Parallel"),
@@ -251,23 +256,36 @@ def test_mpi_ssh_key_secret_matches_what_the_pods_mount(capsys: pytest.CaptureFi
     )
 
 
+def test_fallback_service_is_the_same_stateful_sets_without_a_pod_group() -> None:
+    objects = _objects(SERVICE | {"command": ["serve"], "readiness_command": ["ready"]})
+    assert not {o["kind"] for o in objects} & {"Workload", "PodGroup", "CompositePodGroup"}
+    sets = [o for o in objects if o["kind"] == "StatefulSet"]
+    assert [(s["spec"]["replicas"], s["spec"]["podManagementPolicy"]) for s in sets] == [
+        (1, "Parallel"),
+        (2, "Parallel"),
+    ]
+    assert all("schedulingGroup" not in s["spec"]["template"]["spec"] for s in sets)
+    (budget,) = [o for o in objects if o["kind"] == "PodDisruptionBudget"]
+    assert budget["spec"]["maxUnavailable"] == 0
+
+
 def test_summary_shows_pods_gpus_world_and_discovery_per_run() -> None:
     from charts.render import output_files
 
     env = load_environment(name="dev")
     summary = output_files(env, shipped_render(env.name))["SUMMARY.md"]
     rows = {line.split(" | ")[1]: line for line in summary.splitlines() if line.count(" | ") == 6}
-    assert rows["pretrain-70b"].startswith("| llm-research | pretrain-70b | 16 | 8 | 8 | 128 | c10d rendezvous `")
+    assert rows["finetune-8b"].startswith("| llm-research | finetune-8b | 2 | 8 | 8 | 16 | c10d rendezvous `")
     assert rows["detector-sweep"].startswith("| vision | detector-sweep | 5 | 4 | 4 | 16 | hostfile `")
-    assert ":29400`" in rows["pretrain-70b"]
+    assert ":29400`" in rows["finetune-8b"]
 
 
 def test_gang_checks_count_the_pods_stateful_sets_create() -> None:
     from policy.checks import Status
     from policy.deadlocks import check_gang_size, check_references, run_checks
 
-    env = load_environment(name="dev")
-    objects = _objects(SERVICE | {"command": ["serve"], "readiness_command": ["ready"]})
+    env = workload_aware("dev")
+    objects = _objects(SERVICE | {"command": ["serve"], "readiness_command": ["ready"]}, native=True)
     assert [c for c in run_checks(env, objects) if c.status is not Status.OK] == []
     worker = next(o for o in objects if o["kind"] == "StatefulSet" and o["metadata"]["name"].endswith("-worker"))
     worker["spec"]["replicas"] = 1
