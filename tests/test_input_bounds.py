@@ -11,6 +11,7 @@ from config import ConfigError, load_environment
 from config.teams import load_team_runs, parse_run, unnamed_team_directories
 from policy.acknowledgements import Acknowledgement, endpoint_risks
 from tests.conftest import env_from
+from tests.environments import WORKLOAD_AWARE_GATES, workload_aware_data
 
 RUN = {
     "template": "pytorch",
@@ -93,8 +94,18 @@ def test_fails_run_that_claims_no_gpu() -> None:
 def _teams(tmp_path: Path) -> Path:
     teams = tmp_path / "teams"
     (teams / "vision").mkdir(parents=True)
-    (teams / "llm-research").mkdir()
+    _selected_runs(teams)
     return teams
+
+
+def _selected_runs(teams: Path) -> None:
+    """The run dev selects for llm-research (``platform.teams.llm-research.runs``), so that team loads."""
+    from config.teams import TEAMS_DIR
+
+    (teams / "llm-research").mkdir(parents=True, exist_ok=True)
+    (teams / "llm-research" / "finetune-8b.yaml").write_bytes(
+        (TEAMS_DIR / "llm-research" / "finetune-8b.yaml").read_bytes()
+    )
 
 
 def test_fails_run_file_that_is_a_symlink(tmp_path: Path) -> None:
@@ -118,6 +129,7 @@ def test_fails_team_directory_that_is_a_symlink_outside_teams(tmp_path: Path) ->
     outside.mkdir()
     (outside / "run.yaml").write_text("template: [\n")
     (teams / "vision").symlink_to(outside)
+    _selected_runs(teams)
     with pytest.raises(ConfigError) as caught:
         load_team_runs(load_environment(name="dev"), teams_dir=teams)
     assert caught.value.line() == (
@@ -138,9 +150,9 @@ def test_warns_about_team_directories_no_environment_names(tmp_path: Path) -> No
 
 
 def _without_topology_gate(dev_data: dict[str, Any]) -> Any:
-    gates = dev_data["feature_gates"]["control_plane"]
-    gates.remove("TopologyAwareWorkloadScheduling")
-    return env_from(dev_data)
+    """dev's workload-aware twin without TopologyAwareWorkloadScheduling: native gangs, no gang topology."""
+    gates = [g for g in WORKLOAD_AWARE_GATES["dev"] if g != "TopologyAwareWorkloadScheduling"]
+    return env_from(workload_aware_data(dev_data, control_plane=gates))
 
 
 def test_fails_topology_written_in_the_run_that_the_gates_cannot_honour(dev_data: dict[str, Any]) -> None:
@@ -185,3 +197,24 @@ def test_defaulted_and_fallback_settings_are_noted_in_the_summary_and_warned(dev
     summary = output_files(env, rendered)["SUMMARY.md"]
     assert "## Settings not honoured" in summary
     assert all(f"- {note}" in summary for note in rendered.notes)
+
+
+def test_fallback_honours_zone_topology_and_notes_what_it_cannot(dev_data: dict[str, Any]) -> None:
+    """Without GenericWorkload zone topology is a Pod affinity (honoured, no note); a gang minimum is not."""
+    from charts.render import output_files, render_environment
+    from config.teams import TeamRun
+
+    env = env_from(dev_data)
+    elastic = RUN | {"topology": "zone", "min_replicas": 2, "elastic": True}
+    runs = [TeamRun("vision", "zonal", "teams/vision/zonal.yaml", parse_run(env, "vision", "zonal", elastic))]
+    rendered = render_environment(env, team_runs=runs)
+    assert rendered.notes == [
+        "teams/vision/zonal.yaml: min_replicas: 2 (written in the run) is not honoured: without GenericWorkload "
+        "there is no gang minimum: the fallback form starts Pods one by one"
+    ]
+    summary = output_files(env, rendered)["SUMMARY.md"]
+    assert f"- {rendered.notes[0]}" in summary
+    assert (
+        "- vision/zonal: fallback form (no PodGroup): loses the all-or-nothing start and whole-gang preemption; "
+        "the zone Pod affinity keeps it in one zone"
+    ) in summary
