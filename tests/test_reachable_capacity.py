@@ -21,6 +21,7 @@ from policy.node_pools import (
 )
 from tests import yaml_files
 from tests.conftest import env_from
+from tests.environments import workload_aware_data
 from tests.test_guardrails import H100_RUN, _failures, _find, _objects
 
 
@@ -30,11 +31,16 @@ def _dev(**h100: Any) -> dict[str, Any]:
     return data
 
 
+def _workload_aware_dev(**h100: Any) -> dict[str, Any]:
+    """``_dev`` on a control plane that serves the workload-aware gates: gangs are PodGroups."""
+    return workload_aware_data(_dev(**h100))
+
+
 def test_static_pool_nodes_exist_before_a_gang_arrives() -> None:
     env = load_environment(name="dev")
     h100, l4 = env.gpu_pools
     assert h100.scaling is PoolScaling.STATIC
-    assert [static_nodes_in_zone(h100, z) for z in ("us-west-2a", "us-west-2b")] == [16, 16]
+    assert [static_nodes_in_zone(h100, z) for z in ("us-west-2a", "us-west-2b")] == [2, 0]  # one zone only
     assert static_nodes_in_zone(l4, "us-west-2a") == 1  # autoscaled: its min_size
     assert static_nodes_in_zone(l4, "us-west-2b") == 0  # not a zone of the pool
     assert scale_up_delay_seconds(env, h100) == 0.0
@@ -53,15 +59,13 @@ def test_autoscaled_headroom_counts_only_for_pods_the_autoscaler_can_scale_for()
 
 def test_static_pool_plans_hold_max_size() -> None:
     pool = load_environment(name="dev").gpu_pools[0]
-    assert {(p.min_size, p.desired_size, p.max_size) for p in node_group_plans(pool, cluster_name="x")} == {
-        (16, 16, 16)
-    }
+    assert {(p.min_size, p.desired_size, p.max_size) for p in node_group_plans(pool, cluster_name="x")} == {(2, 2, 2)}
 
 
 def test_fails_gang_that_needs_nodes_nobody_adds() -> None:
     # dev's H100 pool as it used to be (0..16, nothing scaling it), now autoscaled with one node up:
     # the deadline gang preempts, so Cluster Autoscaler cannot scale for it.
-    env = env_from(_dev(scaling="autoscaled", min_size=1))
+    env = env_from(_workload_aware_dev(scaling="autoscaled", min_size=1, max_size=16))
     objects = _objects(env, run=H100_RUN | {"replicas": 16, "topology": "zone"})
     group = _find(objects, "PodGroup")
     assert _failures(check_capacity(env, objects)) == [
@@ -77,7 +81,7 @@ def test_fails_gang_that_needs_nodes_nobody_adds() -> None:
 
 
 def test_non_preempting_gang_can_rely_on_autoscaled_headroom() -> None:
-    env = env_from(_dev(scaling="autoscaled", min_size=1))
+    env = env_from(_workload_aware_dev(scaling="autoscaled", min_size=1, max_size=16))
     objects = _objects(env, run=H100_RUN | {"replicas": 16, "topology": "zone", "tier": "opportunistic"})
     assert [c for c in check_capacity(env, objects) if c.status is not Status.OK] == []
 
@@ -131,3 +135,16 @@ def test_competition_counts_reachable_capacity() -> None:
     objects = _objects(env, a=run, b=run)
     (warning,) = [c for c in check_competition(env, objects) if c.status is Status.WARN]
     assert warning.detail.startswith("high-priority gangs need 4 pods together but one zone holds 2: ")
+
+
+def test_fallback_gang_is_held_to_the_nodes_that_can_come_to_exist() -> None:
+    """Without PodGroups the run's GPU Pods still count as one demand: no autoscaler adds nodes for them either."""
+    env = env_from(_dev(scaling="autoscaled", min_size=1, max_size=16))
+    objects = _objects(env, run=H100_RUN | {"replicas": 16, "topology": "zone"})
+    assert not {o["kind"] for o in objects} & {"Workload", "PodGroup"}
+    ((subject, detail, fix),) = _failures(check_capacity(env, objects))
+    assert subject.startswith("Pods/team-llm-research/run-")
+    assert detail.endswith(
+        "counting only nodes that can come to exist, the largest zone (us-west-2a) can hold at most 1"
+    )
+    assert fix == "make the nodes exist before the gang: scaling: static (min_size = max_size) on pool h100"
