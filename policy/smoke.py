@@ -3,7 +3,8 @@
 No API calls here: ``cli/smoke.py`` creates the objects, polls the PodGroups, Pods and
 Events, and hands the documents to ``observe``/``classify``/``settled``/``judge``.
 
-Scenarios (each skipped, with the reason, where the cluster does not allow it):
+Scenarios (each skipped, with the reason, where the cluster does not allow it; all of them without the
+GenericWorkload gate, since each submits a Workload and its PodGroups):
 
 - ``gang-scheduled``: a gang that fits starts whole; reports creation-to-
   ``PodGroupInitiallyScheduled=True`` in seconds.
@@ -99,6 +100,11 @@ def gpus_per_zone(nodes: Json | None, resource_slices: Json | None) -> dict[str,
     return {z: n for z, n in sorted(zones.items()) if n}
 
 
+NO_WORKLOAD_API = (
+    "the GenericWorkload gate is off: there is no Workload or PodGroup to submit (gangs render in the fallback form)"
+)
+
+
 def plan_scenarios(
     *, gates: frozenset[str], gpus: Mapping[str, int], gang_size: int = 2, window_seconds: int = 300
 ) -> list[Scenario]:
@@ -110,6 +116,8 @@ def plan_scenarios(
     fill = min(total, MAX_GANG_SIZE)
 
     def sized(scenario: Scenario, *, needs: int, reason: str = "") -> Scenario:
+        if "GenericWorkload" not in gates:  # every scenario submits a Workload and its PodGroups
+            reason = NO_WORKLOAD_API
         if reason:
             return replace(scenario, gangs=(), skipped=reason)
         if total < needs:

@@ -37,9 +37,11 @@ from policy.smoke import (
     seconds_to_scheduled,
     settled,
 )
+from tests.environments import workload_aware
 
 PAYLOADS = Path(__file__).resolve().parent / "payloads"
-CI_GATES = frozenset(load_environment(name="ci").feature_gates.control_plane)
+CI_GATES = frozenset(workload_aware("ci").feature_gates.control_plane)
+"""ci on a control plane that serves the workload-aware gates: the smoke test's gangs need them."""
 PROD_GATES = frozenset({"GenericWorkload", "TopologyAwareWorkloadScheduling", "CompositePodGroup"})
 
 
@@ -98,6 +100,24 @@ UNSCHEDULABLE = condition(
 
 def test_capacity_comes_from_resource_slices_per_zone() -> None:
     assert gpus_per_zone(payload("nodes-dra"), payload("resourceslices")) == {"us-east-2a": 2}
+
+
+def test_shipped_ci_plan_skips_every_gang_scenario_and_says_why() -> None:
+    """EKS 1.37 as AWS runs it serves no Workload API: nothing to submit, so nothing fails for it."""
+    gates = frozenset(load_environment(name="ci").feature_gates.control_plane)
+    plan = plan_scenarios(gates=gates, gpus={"us-east-2a": 2})
+    assert [s.name for s in plan] == [
+        "gang-scheduled",
+        "missing-parent",
+        "zone-exhausted",
+        "tainted-devices",
+        "preemption",
+    ]
+    assert {s.skipped for s in plan} == {
+        "the GenericWorkload gate is off: there is no Workload or PodGroup to submit "
+        "(gangs render in the fallback form)"
+    }
+    assert all(s.gangs == () for s in plan)
 
 
 def test_ci_plan_sizes_scenarios_to_its_two_gpus() -> None:
