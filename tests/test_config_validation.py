@@ -121,6 +121,7 @@ def test_fails_capacity_block_without_reservation(dev_data: dict[str, Any]) -> N
 
 
 def test_fails_capacity_block_over_two_zones(dev_data: dict[str, Any]) -> None:
+    _pool(dev_data)["zones"] = ["us-west-2a", "us-west-2b"]
     _pool(dev_data)["capacity"] = {"type": "capacity_block", "reservation_id": "cr-0123456789abcdef0"}
     assert _fails(dev_data) == (
         "gpu_pools[0].zones: a Capacity Block is one instance type in one zone (got ['us-west-2a', 'us-west-2b']); "
@@ -264,7 +265,7 @@ def test_fails_static_pool_with_min_below_max(dev_data: dict[str, Any]) -> None:
     _pool(dev_data)["min_size"] = 0
     assert _fails(dev_data) == (
         "gpu_pools[0].min_size: a static pool (scaling: static, the default for node groups) holds exactly max_size "
-        "16 nodes, and nothing adds the others (got 0); fix: set min_size: 16, or set scaling: autoscaled"
+        "2 nodes, and nothing adds the others (got 0); fix: set min_size: 2, or set scaling: autoscaled"
     )
 
 

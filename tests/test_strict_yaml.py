@@ -157,11 +157,11 @@ def test_fails_file_too_large_and_files_that_are_not_regular(tmp_path: Path) -> 
 def test_fails_environment_value_of_the_wrong_type_without_coercion(tmp_path: Path) -> None:
     text = (REPO_ROOT / "environments" / "dev.yaml").read_text()
     config = tmp_path / "env.yaml"
-    config.write_text(text.replace("    max_size: 16\n", "    max_size: '16'\n", 1))
+    config.write_text(text.replace("    max_size: 2\n", "    max_size: '2'\n", 1))
     with pytest.raises(ConfigError) as caught:
         load_environment(path=config)
     assert caught.value.line() == (
-        f"{config}: gpu_pools[0].max_size: a string where a whole number belongs (got '16'); "
+        f"{config}: gpu_pools[0].max_size: a string where a whole number belongs (got '2'); "
         "fix: write the value in that type (quote a string; no implicit conversion)"
     )
     config.write_text("")

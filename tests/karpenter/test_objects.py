@@ -161,9 +161,19 @@ def test_node_classes_pin_the_ami_and_lock_down_the_node() -> None:
         assert root["ebs"]["encrypted"] is True and root["ebs"]["volumeType"] == "gp3"
         assert spec["role"] == node_role_name("gpu-karpenter")
         assert spec["securityGroupSelectorTerms"] == [{"tags": {"aws:eks:cluster-name": "gpu-karpenter"}}]
-        assert "DRAWorkloadResourceClaims: true" in spec["userData"]
+        assert "featureGates: {}" in spec["userData"]  # shipped: no kubelet gate (nothing EKS does not serve)
         assert "Content-Type: application/node.eks.aws" in spec["userData"]
         assert spec["tags"]["environment"] == "karpenter-example"
+
+
+def test_node_classes_set_the_kubelet_gates_where_the_control_plane_serves_them() -> None:
+    from tests.environments import workload_aware
+
+    node_classes = [o for o in karpenter_objects(workload_aware("karpenter-example")) if o["kind"] == "EC2NodeClass"]
+    assert node_classes
+    for obj in node_classes:
+        assert "DRAWorkloadResourceClaims: true" in obj["spec"]["userData"]
+        assert "Content-Type: application/node.eks.aws" in obj["spec"]["userData"]
 
 
 def test_existing_vpc_selects_the_pool_subnets_by_id_and_zone_pinned_pools_split() -> None:
