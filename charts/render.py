@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from cdk8s import App, Chart
 from constructs import Construct
@@ -61,11 +62,22 @@ class RenderedEnvironment:
         return [o for objs in self.files.values() for o in objs]
 
     def run_file_of(self, subject: str) -> str:
-        """The run file whose objects include ``subject`` (``Kind/namespace/name``), or "" for platform objects."""
+        """The run file whose objects include ``subject`` (``Kind/namespace/name``), or "" for platform objects.
+
+        ``Pods/<namespace>/<run>`` (a fallback-form run's GPU Pods, ``policy.deadlocks.gpu_demands``) names the
+        objects labelled ``app.kubernetes.io/part-of: <run>`` in that namespace."""
+        kind, _, rest = subject.partition("/")
         for path, run_file in self.run_files.items():
             if any(object_subject(o) == subject for o in self.files[path]):
                 return run_file
+            if kind == "Pods" and any(_part_of(o) == rest for o in self.files[path]):
+                return run_file
         return ""
+
+
+def _part_of(obj: dict[str, Any]) -> str:
+    metadata = obj.get("metadata", {})
+    return f"{metadata.get('namespace', '')}/{(metadata.get('labels') or {}).get('app.kubernetes.io/part-of', '')}"
 
 
 def _chart(app: App | None, name: str, build: Callable[[Construct], object]) -> Objects:

@@ -34,8 +34,8 @@ def last_good_output(tmp_path: Path) -> tuple[Path, Path]:
             "cluster.scheduler_binpacking: unknown key (got True)",
         ),
         (
-            lambda t: t.replace("    min_size: 16\n", "    min_size: 17\n", 1),
-            "gpu_pools[0].min_size: min_size is larger than max_size 16 (got 17)",
+            lambda t: t.replace("    min_size: 2\n", "    min_size: 3\n", 1),
+            "gpu_pools[0].min_size: min_size is larger than max_size 2 (got 3)",
         ),
         (
             lambda t: t.replace("[p5.48xlarge]", "[m7i.large]"),
@@ -48,8 +48,8 @@ def last_good_output(tmp_path: Path) -> tuple[Path, Path]:
             "cluster.auto_mode: EKS Auto Mode brings its own GPU device management",
         ),
         (
-            lambda t: t.replace("    - WorkloadWithJob", "    - GangScheduling"),
-            "feature_gates.control_plane[3]: feature gate was removed in Kubernetes 1.37 (got 'GangScheduling')",
+            lambda t: t.replace("  control_plane: []", "  control_plane: [GangScheduling]"),
+            "feature_gates.control_plane[0]: feature gate was removed in Kubernetes 1.37 (got 'GangScheduling')",
         ),
         (lambda t: t.replace("tags:\n", "tags: [\n"), "line "),
     ],
@@ -100,15 +100,13 @@ def test_failed_deadlock_check_is_one_line_and_keeps_last_good_output(
     cdk_out, dist = last_good_output
     config = tmp_path / "small.yaml"
     text = (REPO_ROOT / "environments" / "dev.yaml").read_text()
-    small = text.replace("    min_size: 16\n    max_size: 16\n", "    min_size: 1\n    max_size: 1\n", 1)
-    config.write_text(small)  # p5 pool: one node per zone
+    small = text.replace("    min_size: 2\n    max_size: 2\n", "    min_size: 1\n    max_size: 1\n", 1)
+    config.write_text(small)  # p5 pool: one node
     result = _run_synth("--config", str(config), "--cdk-out", str(cdk_out), "--dist", str(dist))
     assert result.returncode == 2
     (line,) = result.stderr.splitlines()
     # Names the run whose gang no longer fits, and the report command for the file given.
-    assert line.startswith(
-        "error: teams/llm-research/pretrain-70b.yaml: capacity: PodGroup/team-llm-research/pretrain-70b-"
-    )
+    assert line.startswith("error: teams/llm-research/finetune-8b.yaml: capacity: Pods/team-llm-research/finetune-8b-")
     assert line.endswith(f"(full report: make check CONFIG={config})")
     assert (cdk_out / "last-good.txt").read_text() == "keep me\n"
     assert (dist / "dev" / "last-good.txt").read_text() == "keep me\n"
@@ -117,21 +115,32 @@ def test_failed_deadlock_check_is_one_line_and_keeps_last_good_output(
 
 def test_render_command_writes_what_the_checked_in_process_render_gives(tmp_path: Path) -> None:
     # The command skips jsii's runtime argument checks and reads runs from --teams; this process keeps the checks.
-    from bench.runs import write_runs
+    from bench.runs import fleet_environment, write_runs
     from charts.render import output_files, render_environment
     from config import load_environment
     from config.teams import load_team_runs
 
     teams = write_runs(tmp_path / "teams", count=8)
+    config = fleet_environment(tmp_path / "dev-fleet.yaml")  # dev, taking every run of --teams
     result = subprocess.run(
-        [sys.executable, "-m", "cli.render", "--teams", str(teams), "--dist", str(tmp_path / "dist")],
+        [
+            sys.executable,
+            "-m",
+            "cli.render",
+            "--config",
+            str(config),
+            "--teams",
+            str(teams),
+            "--dist",
+            str(tmp_path / "dist"),
+        ],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    env = load_environment(name="dev")
+    env = load_environment(path=config)
     expected = output_files(env, render_environment(env, team_runs=load_team_runs(env, teams_dir=teams)))
     written = {
         str(p.relative_to(tmp_path / "dist" / "dev")): p.read_text()
