@@ -31,7 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench.measure import Sample, become_subreaper, run_tree
-from bench.runs import write_runs
+from bench.runs import fleet_environment, write_runs
 
 ROOT = Path(__file__).resolve().parent.parent
 JS_PEER = ROOT / "bench" / "js_peer"
@@ -68,9 +68,20 @@ def _js_peer_command() -> dict[str, list[str]]:
 
 
 def _fleet_commands(py: str, out: Path, teams: Path, count: int) -> dict[str, list[str]]:
+    config = str(out / "dev-fleet.yaml")  # dev without its selection of teams/ run files (bench.runs)
     return {
-        f"render {count}": [py, "-m", "cli.render", "--teams", str(teams), "--dist", str(out / f"dist-{count}")],
-        f"check {count}": [py, "-m", "cli.check", "--teams", str(teams)],
+        f"render {count}": [
+            py,
+            "-m",
+            "cli.render",
+            "--config",
+            config,
+            "--teams",
+            str(teams),
+            "--dist",
+            str(out / f"dist-{count}"),
+        ],
+        f"check {count}": [py, "-m", "cli.check", "--config", config, "--teams", str(teams)],
     }
 
 
@@ -137,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         out = Path(tmp)
         env["CDK_OUTDIR"] = str(out / "floor.cdk.out")
         teams = {n: write_runs(out / f"teams-{n}", count=n) for n in sizes}
+        fleet_environment(out / "dev-fleet.yaml")
         small = [n for n in sizes if n < 2000]
         for round_index in range(max(args.repeat, args.fleet_repeat)):  # interleaved: drift hits every command alike
             plan: dict[str, list[str]] = {}

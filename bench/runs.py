@@ -43,3 +43,21 @@ def write_runs(root: Path, *, count: int) -> Path:
         team = SCARCE_TEAM if scarce else TEAM
         (root / team / f"run-{index:05d}.yaml").write_text(text, encoding="utf-8")
     return root
+
+
+def fleet_environment(path: Path) -> Path:
+    """``dev`` as an environment file at ``path`` whose teams take every run of a ``--teams`` directory.
+
+    ``dev`` selects which of its run files under ``teams/`` it renders (``platform.teams.<team>.runs``);
+    a directory of generated runs holds none of them, so the selection is left out.
+    """
+    import yaml
+
+    from config.files import read_yaml_file
+    from config.load import ENVIRONMENTS_DIR
+
+    data = read_yaml_file(ENVIRONMENTS_DIR / "dev.yaml")
+    for team in data["platform"]["teams"].values():
+        team.pop("runs", None)
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path

@@ -134,6 +134,9 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
     """One good synth of dev: the last good output every refusal below must leave untouched."""
     space = Workspace(tmp_path_factory.mktemp("commands"))
     shutil.copytree(REPO_ROOT / "teams", space.teams)
+    # A run with a setting dev cannot honour, so the renderer has a warning of its own to print.
+    sweep = (REPO_ROOT / "teams" / "vision" / "detector-sweep.yaml").read_text()
+    (space.teams / "vision" / "tree-sweep.yaml").write_text(sweep + "hierarchical: true\n")
     space.temp.mkdir()
     node, started = _node_recorder(space.root)
     result = space.synth("--env", "dev", env={"JSII_NODE": str(node)} | probed_environment(space.collector_log))
@@ -144,7 +147,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
     # The renderer's warnings come once, after everything succeeded, never from two processes at once.
     assert [line.split(": ", 2)[1] for line in result.stderr.splitlines()] == [
         "cluster_autoscaler.version",
-        f"{space.teams}/llm-research/pretrain-70b.yaml",
+        f"{space.teams}/vision/tree-sweep.yaml",
     ]
     return space
 
@@ -177,8 +180,8 @@ REFUSALS: dict[str, tuple[Callable[[Workspace], list[str]], str]] = {
         f"bad.yaml: line {END + 1}: name: duplicate key (first at line 2)",
     ),
     "implicit type": (
-        _env(lambda t: t.replace(b"max_size: 16", b"max_size: 016")),
-        f"bad.yaml: line {_line_of(b'max_size: 16')}: gpu_pools[0].max_size: ambiguous YAML value (got '016')",
+        _env(lambda t: t.replace(b"max_size: 2\n", b"max_size: 02\n", 1)),
+        f"bad.yaml: line {_line_of(b'max_size: 2')}: gpu_pools[0].max_size: ambiguous YAML value (got '02')",
     ),
     "alias expansion": (_env(lambda t: t + ALIAS_BOMB), f"bad.yaml: line {END + 4}: expands to more than 10000 values"),
     "not utf-8": (
@@ -186,15 +189,15 @@ REFUSALS: dict[str, tuple[Callable[[Workspace], list[str]], str]] = {
         f"bad.yaml: line {_line_of(b'ml-platform')}: not UTF-8 text",
     ),
     "type without coercion": (
-        _env(lambda t: t.replace(b"max_size: 16", b"max_size: '16'")),
-        "bad.yaml: gpu_pools[0].max_size: a string where a whole number belongs (got '16')",
+        _env(lambda t: t.replace(b"max_size: 2\n", b"max_size: '2'\n", 1)),
+        "bad.yaml: gpu_pools[0].max_size: a string where a whole number belongs (got '2')",
     ),
     "cross-field rule": (
-        _env(lambda t: t.replace(b"    min_size: 16\n", b"    min_size: 17\n", 1)),
-        "bad.yaml: gpu_pools[0].min_size: min_size is larger than max_size 16 (got 17)",
+        _env(lambda t: t.replace(b"    min_size: 2\n", b"    min_size: 3\n", 1)),
+        "bad.yaml: gpu_pools[0].min_size: min_size is larger than max_size 2 (got 3)",
     ),
     "service bound": (
-        _env(lambda t: t.replace(b"max_size: 16", b"max_size: 451")),
+        _env(lambda t: t.replace(b"max_size: 2\n", b"max_size: 451\n", 1)),
         "bad.yaml: gpu_pools[0].max_size: more than the 450 nodes per managed node group AWS allows",
     ),
     "reserved tag prefix": (
@@ -383,7 +386,7 @@ def test_failed_check_stops_the_synthesis_beside_it_and_leaves_nothing_behind(wo
     process or temp file left, the last good output untouched (the synthesis stops when the pipe ends
     unsent); ``cdk synth``'s app writes no assembly."""
     config = workspace.root / "small.yaml"
-    config.write_bytes(DEV.replace(b"    min_size: 16\n    max_size: 16\n", b"    min_size: 1\n    max_size: 1\n", 1))
+    config.write_bytes(DEV.replace(b"    min_size: 2\n    max_size: 2\n", b"    min_size: 1\n    max_size: 1\n", 1))
     before = _digest(workspace.cdk_out), _digest(workspace.dist)
     if path == "make synth":
         result = workspace.synth("--config", str(config))
@@ -392,5 +395,5 @@ def test_failed_check_stops_the_synthesis_beside_it_and_leaves_nothing_behind(wo
         result = _cdk_app({"config": str(config)}, outdir, temp=workspace.temp)
         assert not outdir.exists() or not any(outdir.iterdir())
     _assert_refused(
-        result.returncode, result.stdout, result.stderr, "capacity: PodGroup/team-llm-research/", workspace, before
+        result.returncode, result.stdout, result.stderr, "capacity: Pods/team-llm-research/", workspace, before
     )
