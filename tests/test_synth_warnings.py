@@ -143,12 +143,23 @@ def test_make_synth_prints_each_cdk_warning_as_one_line(tmp_path: Any, synthesiz
     )
     assert result.returncode == 0, result.stderr
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning: ")]
-    # The acknowledged risk once (from the configuration, by the renderer), then the CDK's own warning.
+    # The acknowledged risk once (from the configuration, by the renderer), the renderer's notes of what the
+    # fallback form cannot honour (one per setting), then the CDK's own warning.
     (risk,) = acknowledged_risks(load_environment(name="prod-example"))
     assert risk.acknowledgement is Acknowledgement.CLUSTER_AUTOSCALER_UNVERIFIED_RELEASE
-    assert [w.split(": ", 2)[1] for w in warnings] == [risk.field, "/gpu-cluster-prod-example/Cluster"]
+    assert [w.split(": ", 2)[1] for w in warnings] == [
+        risk.field,
+        "teams/data-eng/feature-backfill.yaml",
+        "teams/data-eng/feature-backfill.yaml",
+        "teams/llm-research/pretrain-70b.yaml",
+        "/gpu-cluster-prod-example/Cluster",
+    ]
     assert warnings[0] == f"warning: {risk.text}"
-    assert "kubernetes.io/role/internal-elb=1" in warnings[1]
+    assert warnings[1] == (
+        "warning: teams/data-eng/feature-backfill.yaml: min_replicas: 6 (written in the run) is not honoured: "
+        "without GenericWorkload there is no gang minimum: the fallback form starts Pods one by one"
+    )
+    assert "kubernetes.io/role/internal-elb=1" in warnings[-1]
     assert result.stderr.count(risk.risk) == 1
     assert result.stdout.startswith("synthesized prod-example")
     written = {p.name: json.loads(p.read_text()) for p in sorted((tmp_path / "cdk.out").glob("*.template.json"))}
