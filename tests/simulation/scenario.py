@@ -11,6 +11,7 @@ from config.model import EnvironmentConfig, GpuPoolConfig
 from policy.capacity import PodShape
 from simulation.engine.cluster import ClusterModel, cluster_model
 from simulation.engine.jobs import JobRequest
+from tests.environments import workload_aware_data
 
 NODE_POD = PodShape(8, 180, 1800)
 """Eight GPUs and most of a p5.48xlarge: one pod per node."""
@@ -30,20 +31,26 @@ def environment(pools: list[dict[str, Any]], *, topology: bool = True) -> Enviro
     extra: dict[str, Any] = {}
     if "cluster_autoscaler" in EnvironmentConfig.model_fields:
         extra["cluster_autoscaler"] = {"acknowledge_unverified_release": True}
+    # Gangs as gangs: a control plane that serves the Workload API (acknowledged, EKS 1.37 does not).
     return parse_environment(
-        {
-            **extra,
-            "name": "scenario",
-            "region": "us-west-2",
-            "cluster": {"name": "scenario", "public_access_cidrs": ["203.0.113.0/24"]},
-            "network": {"availability_zones": ZONES},
-            "gpu_pools": pools,
-            "feature_gates": {"control_plane": gates},
-            "platform": {
-                "device_classes": ["h100-80gb", "h200", "l4", "hopper-or-newer", "mig-1g-10gb"],
-                "teams": {"research": {"namespace": "research", "tiers": ["deadline", "standard", "opportunistic"]}},
+        workload_aware_data(
+            {
+                **extra,
+                "name": "scenario",
+                "region": "us-west-2",
+                "cluster": {"name": "scenario", "public_access_cidrs": ["203.0.113.0/24"]},
+                "network": {"availability_zones": ZONES},
+                "gpu_pools": pools,
+                "platform": {
+                    "device_classes": ["h100-80gb", "h200", "l4", "hopper-or-newer", "mig-1g-10gb"],
+                    "teams": {
+                        "research": {"namespace": "research", "tiers": ["deadline", "standard", "opportunistic"]}
+                    },
+                },
             },
-        }
+            control_plane=gates,
+            kubelet=(),
+        )
     )
 
 

@@ -22,6 +22,7 @@ from simulation.loadtest.plan import LOADTEST_IMAGE, LOADTEST_LABEL, due, plan_l
 from simulation.mix.load import MIXES_DIR, load_mix
 from simulation.mix.sample import sample_jobs
 from simulation.report.measure import measurements
+from tests.environments import workload_aware
 
 PAYLOADS = json.loads((Path(__file__).parent / "payloads" / "loadtest-poll.json").read_text())
 
@@ -54,18 +55,23 @@ def test_due_submits_in_time_order() -> None:
     assert len(first) + len(later) == len(plan.submissions)
 
 
-def test_submissions_render_as_the_templates_with_a_container_holding_the_devices() -> None:
-    env, _, plan = dev_plan()
+@pytest.mark.parametrize("native", [True, False], ids=["workload-aware", "fallback"])
+def test_submissions_render_as_the_templates_with_a_container_holding_the_devices(native: bool) -> None:
+    _, _, plan = dev_plan()
+    # The gang form follows the control plane: PodGroups on dev's workload-aware twin, none on shipped dev.
+    env = workload_aware("dev") if native else load_environment(name="dev")
     submission = next(s for s in plan.submissions if s.job.job_class == "llm-standard")
     objects = render_submission(env, submission, test_id="abc123")
     kinds = [o["kind"] for o in objects]
-    assert "PodGroup" in kinds and "Pod" in kinds and "ResourceClaimTemplate" in kinds
+    assert "Pod" in kinds and "ResourceClaimTemplate" in kinds
+    assert ("PodGroup" in kinds) is native and ("Workload" in kinds) is native
     assert all(o["metadata"]["labels"][LOADTEST_LABEL] == "abc123" for o in objects)
     pods = [o for o in objects if o["kind"] == "Pod"]
     for pod in pods:
         (container,) = pod["spec"]["containers"]
         assert container["image"] == LOADTEST_IMAGE
         assert container["command"] == ["sleep", str(submission.hold_seconds)]
+        assert ("schedulingGroup" in pod["spec"]) is native
     assert len(pods) == len(submission.job.required) + len(submission.job.optional)
 
 

@@ -76,8 +76,8 @@ def test_team_runs_are_standing_load_from_the_start() -> None:
         j for j in sample_jobs(env, mix, seed=1, horizon_seconds=WEEK, mix_dir=MIXES_DIR) if j.duration_seconds is None
     ]
     assert {j.job_class for j in standing} == {"team-run/llm-research", "team-run/vision"}
-    pretrain = next(j for j in standing if j.name.startswith("pretrain-70b-"))
-    assert len(pretrain.required) == 16 and pretrain.topology_zone and pretrain.tier.value == "deadline"
+    finetune = next(j for j in standing if j.name.startswith("finetune-8b-"))
+    assert len(finetune.required) == 2 and finetune.tier.value == "standard"
 
 
 def test_arrival_processes_and_choices() -> None:
