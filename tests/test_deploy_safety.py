@@ -8,41 +8,26 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from catalog.eks_control_plane import EKS_SERVED_APIS
-from config.files import read_yaml_file
-from config.load import parse_environment
-from tests.conftest import EXAMPLE_ENVIRONMENTS, REPO_ROOT
+from tests.conftest import EXAMPLE_ENVIRONMENTS
+from tests.environments import WORKLOAD_AWARE_GATES
 
 pytestmark = pytest.mark.synth
 Synth = Callable[[str], dict[str, Any]]
 Templates = dict[str, dict[str, Any]]
 
 UNSERVED = {v for v, row in EKS_SERVED_APIS.items() if not row.served}
-WORKLOAD_AWARE = ("GenericWorkload", "TopologyAwareWorkloadScheduling", "DRAWorkloadResourceClaims", "WorkloadWithJob")
-
-
-def _templates(outdir: Path) -> Templates:
-    return {p.name: json.loads(p.read_text()) for p in sorted(outdir.glob("*.template.json"))}
+WORKLOAD_AWARE = WORKLOAD_AWARE_GATES["dev"]
 
 
 @pytest.fixture(scope="module")
-def workload_aware_twin(tmp_path_factory: pytest.TempPathFactory) -> Templates:
-    """dev on a control plane that serves the workload-aware gates, acknowledged."""
-    from cli.synth import synth_cloudformation
-
-    data = read_yaml_file(REPO_ROOT / "environments" / "dev.yaml")
-    data["feature_gates"] = {
-        "control_plane": list(WORKLOAD_AWARE),
-        "acknowledge_served_beyond_eks": list(WORKLOAD_AWARE),
-    }
-    outdir = tmp_path_factory.mktemp("twin")
-    synth_cloudformation(parse_environment(data), outdir)
-    return _templates(outdir)
+def workload_aware_twin(synthesized_workload_aware: Synth) -> Templates:
+    """dev on a control plane that serves the workload-aware gates, acknowledged (``tests.environments``)."""
+    return _shipped(synthesized_workload_aware, "dev")
 
 
 def _shipped(synthesized: Synth, env: str) -> Templates:
