@@ -114,3 +114,20 @@ def test_shipped_summaries_say_the_gang_form_of_every_run(env: str) -> None:
         assert not plan.native
     kinds = {o["kind"] for o in rendered.all_objects()}
     assert not kinds & {"Workload", "PodGroup", "CompositePodGroup"}
+
+
+@pytest.mark.parametrize("env", ["dev", "prod-example"])
+def test_workload_aware_summary_says_native_and_what_it_acknowledges(env: str) -> None:
+    from charts.summary import summary_markdown
+    from tests.environments import workload_aware, workload_aware_render
+
+    twin = workload_aware(env)
+    rendered = workload_aware_render(env)
+    text = summary_markdown(twin, rendered.plans, notes=rendered.notes)
+    assert "Gang form: native (Workload and PodGroups; GenericWorkload is on)." in text
+    acknowledged = ", ".join(served_beyond_eks(twin.feature_gates.control_plane))
+    assert f"(`feature_gates.acknowledge_served_beyond_eks`): {acknowledged}. `make verify` checks them" in text
+    assert rendered.plans
+    for plan in rendered.plans:
+        assert plan.native
+        assert f"- {plan.team}/{plan.run}: native gang scheduling: its PodGroups start whole or wait whole" in text
