@@ -56,7 +56,7 @@ NEVER_STARTED_REASONS = {
     NeverStarted.EXCEEDS_CAPACITY: "its minimum does not fit one domain even with every reachable node empty",
     NeverStarted.CAPACITY_BUSY: "it would fit, but other gangs held the capacity until the end "
     "(a gang kept to one zone never preempts in 1.37)",
-    NeverStarted.PARTIAL: "some of its pods ran (per-pod baseline), never all it needs at once",
+    NeverStarted.PARTIAL: "some of its pods ran (baseline), never all it needs at once",
 }
 
 

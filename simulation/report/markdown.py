@@ -63,7 +63,7 @@ def _preemption_rows(runs: list[tuple[str, dict[str, Any]]]) -> tuple[list[str],
 
 def report_markdown(report: dict[str, Any]) -> str:
     runs = named_runs(report)
-    (main, gang), (other, pod) = runs
+    (main, gang), (other, _) = runs
     title = report["title"]
     compared = (
         f"`{other}`: the same gangs with every pod scheduled on its own (no gangs, no topology), in "
@@ -119,9 +119,14 @@ def report_markdown(report: dict[str, Any]) -> str:
         [[dc, *[found.get(dc, 0) for found in failures]] for dc in device_classes],
     )
     lines += ["", "## GPU allocation per zone and model", "", f"![GPU allocation]({ALLOCATION_PNG})", ""]
+    peaks = [
+        {(r["zone"], r["instance_type"], r["gpu_model"]): r["max"] for r in data[ALLOCATABLE_GPUS]["series"]}
+        for _, data in runs
+    ]
+    keys = sorted({k for found in peaks for k in found})
     lines += _table(
-        ["zone", "instance_type", "gpu_model", f"peak `{ALLOCATABLE_GPUS}` ({main})"],
-        [[r["zone"], r["instance_type"], r["gpu_model"], f"{r['max']:g}"] for r in gang[ALLOCATABLE_GPUS]["series"]],
+        ["zone", "instance_type", "gpu_model", *[f"peak `{ALLOCATABLE_GPUS}` ({name})" for name, _ in runs]],
+        [[*key, *[f"{found.get(key, 0):g}" for found in peaks]] for key in keys],
     )
     lines += ["", "## Gangs that never started", ""]
     lines += _table(
@@ -135,9 +140,10 @@ def report_markdown(report: dict[str, Any]) -> str:
     reasons = gang["reasons"]
     lines += ["", *[f"- `{reason}`: {text}" for reason, text in reasons.items()], ""]
     lines += ["## GPU-hours", ""]
-    keys = ["requested", "running", "held_idle_by_partial_starts", "lost_to_preemption"]
+    hours = ["requested", "running", "held_idle_by_partial_starts", "lost_to_preemption"]
     lines += _table(
-        ["scheduler", "groups", *keys], [[name, data["groups"], *[data["gpu_hours"][k] for k in keys]] for name, data in runs]
+        ["scheduler", "groups", *hours],
+        [[name, data["groups"], *[data["gpu_hours"][k] for k in hours]] for name, data in runs],
     )
     lines += [
         "",

@@ -52,16 +52,17 @@ def _panels(rows: int, columns: int = 1, *, height: float, width: float = 8.0) -
     return figure, [list(row) for row in axes]
 
 
-def _lift(axes: Any, top: float) -> None:
-    """Y from a little below 0, so a series at 0 is drawn above the axis, not on it."""
-    top = max(1.0, top) * 1.3
+def _lift(axes: Any, top: float, *, headroom: float = 1.3) -> None:
+    """Y from a little below 0, so a series at 0 is drawn above the axis, not on it; room above
+    ``top`` for a legend."""
+    top = max(1.0, top) * headroom
     axes.set_ylim(-0.04 * top, top)
 
 
 def pending_plot(runs: Runs, path: Path) -> None:
     """``gang_podgroups_pending`` over time, one panel per priority class, one line per run."""
     classes = list(dict.fromkeys(pc for _, data in runs for pc in data[PENDING_GROUPS]["by_priority_class"]))
-    figure, panels = _panels(len(classes), height=1.6)
+    figure, panels = _panels(len(classes), height=1.6, width=9.0)
     for (axes,), priority_class in zip(panels, classes, strict=False):
         top = 0.0
         for (name, data), style in zip(runs, _STYLES, strict=False):
@@ -74,7 +75,7 @@ def pending_plot(runs: Runs, path: Path) -> None:
         _lift(axes, top)
         axes.set_ylabel("pending")
         axes.set_title(priority_class, fontsize="medium", loc="left")
-        axes.legend(loc="upper right", fontsize="small")
+        axes.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")  # outside: hides no line
     figure.suptitle(f"PodGroups waiting to be scheduled ({PENDING_GROUPS})", fontsize="medium")
     panels[-1][0].set_xlabel("hours")
     _save(figure, path)
@@ -117,11 +118,9 @@ def allocation_plot(runs: Runs, path: Path) -> None:
             axes.set_title(f"{model} ({name})", fontsize="medium", loc="left")
             axes.legend(loc="upper left", fontsize="small", ncol=3)
         for axes in row:
-            _lift(axes, top)
+            _lift(axes, top, headroom=1.5)
         row[0].set_ylabel("GPUs")
-    figure.suptitle(
-        f"GPUs allocated per zone, and capacity ({ALLOCATABLE_GPUS} of Ready nodes)", fontsize="medium"
-    )
+    figure.suptitle(f"GPUs allocated per zone, and capacity ({ALLOCATABLE_GPUS} of Ready nodes)", fontsize="medium")
     for axes in panels[-1]:
         axes.set_xlabel("hours")
     _save(figure, path)
