@@ -116,11 +116,8 @@ class Job:
     preempted_pods: int = 0
     last_preempted_seconds: float | None = None
     interruptions: int = 0
+    pods_held: int = 0
     most_pods_held: int = 0
-
-    @property
-    def pods_held(self) -> int:
-        return sum(len(u.placed) for u in self.units)
 
     @property
     def placed_gpus(self) -> float:
@@ -481,6 +478,7 @@ class Simulation:
             self.busy_gpus += self.idle_gpus - idle_before
             self.idle_gpus = idle_before
         job.placed_units += 1
+        job.pods_held += len(unit.placed)
         job.most_pods_held = max(job.most_pods_held, job.pods_held)
         if not job.running and job.placed_units >= job.needed_units:
             self._start(job)
@@ -525,6 +523,7 @@ class Simulation:
             self._maybe_idle(node)
         if unit.placed:
             unit.job.placed_units -= 1
+            unit.job.pods_held -= len(unit.placed)
         unit.placed = []
 
     def _complete(self, job: Job) -> None:
