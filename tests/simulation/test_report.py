@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from catalog.priority_tiers import Tier
 from cli import simulate as simulate_cli
 from config.load import load_environment
 from observability.rules import ALLOCATION_FAILURES_TOTAL, GROUP_BY, PENDING_GROUPS, PREEMPTIONS_TOTAL
-from simulation.engine.simulate import Mode, Simulation
+from simulation.engine.simulate import PREEMPTION_EPISODE_SECONDS, Mode, Simulation
 from simulation.mix.load import MIXES_DIR, load_mix
 from simulation.report.markdown import report_markdown
 from simulation.report.measure import ALLOCATABLE_GPUS, GROUP_LABELS, TIME_TO_SCHEDULED, measurements
@@ -27,6 +28,9 @@ def test_metric_names_and_labels_are_the_exporters() -> None:
     assert f"{collector.ALLOCATION_FAILURES}_total" == ALLOCATION_FAILURES_TOTAL
     assert collector.ALLOCATABLE_GPUS == ALLOCATABLE_GPUS
     assert collector.GROUP_LABELS == GROUP_LABELS == tuple(GROUP_BY.split(", "))
+    state = pytest.importorskip("exporter.gang_exporter.state")
+    episode = inspect.signature(state.GangState).parameters["preemption_episode_seconds"].default
+    assert episode == PREEMPTION_EPISODE_SECONDS  # one preemption per episode, counted alike
 
 
 def report_for(seed: int, hours: float = 24) -> dict[str, object]:
@@ -194,3 +198,16 @@ def test_baseline_preemptions_are_counted_per_episode_in_their_own_column() -> N
     )
     assert header in markdown
     assert "| gpu-opportunistic | 1 | 1 | 1 | 4 | 2 | 1 | 1 | 1 | 1 |" in markdown
+
+
+def test_a_labelled_report_uses_its_labels_everywhere(tmp_path: Path) -> None:
+    """A load test's report names its runs ``live cluster`` and ``simulation``: tables and plots say so."""
+    report = scenario_report(hours=4)
+    modes = report["modes"]  # type: ignore[index]
+    labelled = {**report, "labels": {"gang": "live cluster", "pod": "simulation"}}
+    labelled["modes"] = {"gang": modes["gangs"], "pod": modes["baseline"]}
+    markdown = report_markdown(labelled)
+    assert "| gpu-standard | live cluster | 2 | 1 | 1 |" in markdown
+    assert "| gpu-standard | simulation | 2 | 1 | 1 |" in markdown
+    assert "preemptions (simulation)" in markdown and "| gangs |" not in markdown
+    assert [p.suffix for p in write_report(labelled, tmp_path)].count(".png") == 3
