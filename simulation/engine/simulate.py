@@ -116,6 +116,7 @@ class Job:
     preempted_pods: int = 0
     last_preempted_seconds: float | None = None
     interruptions: int = 0
+    starts: int = 0
     pods_held: int = 0
     most_pods_held: int = 0
 
@@ -139,6 +140,10 @@ class JobOutcome:
     """The most GPU pods the gang held at once."""
     pods_held_at_end: int = 0
     """GPU pods it held at the horizon (0 once it completed)."""
+    last_started_seconds: float | None = None
+    """When its last run began (after a preemption it restarts from the beginning)."""
+    starts: int = 0
+    """How many times it started running."""
 
 
 @dataclass
@@ -489,6 +494,7 @@ class Simulation:
         self.busy_gpus += gpus
         job.running = True
         job.started_seconds = self.now
+        job.starts += 1
         job.epoch += 1
         if job.scheduled_seconds is None:
             job.scheduled_seconds = self.now
@@ -656,6 +662,8 @@ class Simulation:
                 preempted_pods=j.preempted_pods,
                 most_pods_held=j.most_pods_held,
                 pods_held_at_end=j.pods_held,
+                last_started_seconds=j.started_seconds if j.starts else None,
+                starts=j.starts,
             )
             for j in self.jobs
             if j.request.arrival_seconds <= self.horizon

@@ -160,7 +160,8 @@ def test_report_json_holds_each_gang() -> None:
     assert (holder["pods"], holder["most_pods_held"], holder["pods_held_at_end"], holder["preemptions"]) == (4, 4, 4, 0)
     assert (late["wait_seconds"], late["wait_at_least"], late["never_started"]) == (47 * 3600.0, True, "capacity-busy")
     assert (late["most_pods_held"], late["pods_held_at_end"]) == (0, 0)
-    assert set(holder) >= {*GROUP_LABELS, "preempted_pods", "interruptions", "gpus"}
+    assert set(holder) >= {*GROUP_LABELS, "preempted_pods", "interruptions", "gpus", "last_started_seconds"}
+    assert (holder["starts"], late["starts"], late["last_started_seconds"]) == (1, 0, None)
 
 
 def test_one_name_per_run_in_json_tables_and_plots(tmp_path: Path) -> None:

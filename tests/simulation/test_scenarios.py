@@ -185,7 +185,8 @@ def test_per_pod_baseline_counts_one_preemption_per_episode() -> None:
     for mode, pods in ((Mode.POD, 2), (Mode.GANG, 4)):
         low = next(j for j in _result(jobs, mode=mode).jobs if j.request.name == "low")
         assert (mode, low.preemptions, low.preempted_pods) == (mode, 1, pods)
-        assert low.completed_seconds == (90 + 120) * 60  # restarts when high ends
+        assert (low.starts, low.last_started_seconds) == (2, 90 * 60)  # restarts when high ends
+        assert low.completed_seconds == (90 + 120) * 60
 
 
 def test_elastic_gang_starts_with_what_fits_above_its_minimum() -> None:
