@@ -114,9 +114,10 @@ def report_markdown(report: dict[str, Any]) -> str:
     lines += ["", f"## Allocation failures by requested DeviceClass (`{ALLOCATION_FAILURES_TOTAL}`)", ""]
     failures = [{r["device_class"]: r["value"] for r in data[ALLOCATION_FAILURES_TOTAL]} for _, data in runs]
     device_classes = sorted({dc for found in failures for dc in found})
+    requesting = gang.get("groups_by_device_class", {})
     lines += _table(
-        ["device_class", *[f"failed attempts ({name})" for name, _ in runs]],
-        [[dc, *[found.get(dc, 0) for found in failures]] for dc in device_classes],
+        ["device_class", "groups", *[f"failed attempts ({name})" for name, _ in runs]],
+        [[dc, requesting.get(dc, "—"), *[found.get(dc, 0) for found in failures]] for dc in device_classes],
     )
     lines += ["", "## GPU allocation per zone and model", "", f"![GPU allocation]({ALLOCATION_PNG})", ""]
     peaks = [

@@ -13,8 +13,10 @@ Preemptions are counted per episode, as the exporter counts them, in both runs.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
+from catalog.device_classes import DEVICE_CLASSES
 from catalog.priority_tiers import TIERS
 from observability.rules import (
     ALLOCATION_FAILURES_TOTAL,
@@ -202,6 +204,10 @@ def measurements(result: SimulationResult) -> dict[str, Any]:
             "held_idle_by_partial_starts": _hours(result.idle_held_gpu_seconds),
             "lost_to_preemption": _hours(result.preempted_gpu_seconds),
         },
+        "groups_by_device_class": dict(
+            sorted(Counter(DEVICE_CLASSES[j.request.device_class].name for j in result.jobs).items())
+        ),
+        "groups_by_priority_class": dict(Counter(j.request.priority_class for j in result.jobs)),
         "nodes_added": result.nodes_added,
         "reasons": {r.value: text for r, text in NEVER_STARTED_REASONS.items()},
         "podgroups": podgroups(result.jobs, result.horizon_seconds),

@@ -74,7 +74,9 @@ def pending_plot(runs: Runs, path: Path) -> None:
                 top = max(top, *values)
         _lift(axes, top)
         axes.set_ylabel("pending")
-        axes.set_title(priority_class, fontsize="medium", loc="left")
+        groups = runs[0][1].get("groups_by_priority_class", {}).get(priority_class)
+        heading = priority_class if groups is None else f"{priority_class} ({groups} groups)"
+        axes.set_title(heading, fontsize="medium", loc="left")
         axes.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")  # outside: hides no line
     figure.suptitle(f"PodGroups waiting to be scheduled ({PENDING_GROUPS})", fontsize="medium")
     panels[-1][0].set_xlabel("hours")
