@@ -78,7 +78,7 @@ def write_report(report: dict[str, Any], directory: Path) -> list[Path]:
     from simulation.report.plots import write_plots
 
     directory.mkdir(parents=True, exist_ok=True)
-    plots = write_plots(report["modes"], directory)
+    plots = write_plots(report, directory)
     (directory / REPORT_JSON).write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     (directory / REPORT_MD).write_text(report_markdown(report), encoding="utf-8")
     return [directory / REPORT_MD, directory / REPORT_JSON, *(directory / p for p in plots)]
