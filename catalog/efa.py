@@ -28,6 +28,16 @@ EFA_LABEL = "gpu-platform.io/efa"
 """Node label of EFA pools; the EFA device plugin runs only where it is ``"true"``."""
 EFA_RESOURCE = "vpc.amazonaws.com/efa"
 """Extended resource the EFA device plugin advertises, one per EFA interface."""
+HUGEPAGES_RESOURCE = "hugepages-2Mi"
+"""Huge pages of 2 MiB, the size the EFA driver pre-allocates."""
+EFA_PREALLOCATED_HUGEPAGES = 5128
+"""2 MiB huge pages an instance with the EFA driver (aws-efa-installer, in the EKS AL2023 accelerated
+AMIs) pre-allocates: 10256Mi of ``hugepages-2Mi`` allocatable per node (EKS User Guide ``node-efa``,
+checked 2026-12-03)."""
+EFA_HUGEPAGES_PER_NODE_MIB = 5120
+"""What AWS's EFA examples request per full-node pod (``hugepages-2Mi: 5120Mi``, EKS User Guide
+``node-efa`` and ``device-management-efa``, checked 2026-12-03); a pod on part of a node requests its
+share, by GPUs."""
 
 
 @dataclass(frozen=True)
