@@ -226,8 +226,16 @@ def karpenter_efa_problem(pool: GpuPoolConfig) -> tuple[str, str] | None:
     Karpenter's EC2NodeClass ``spec.networkInterfaces`` (since Karpenter 1.11; in the reference CRD, of
     Karpenter main 2026-08-21, ``interfaceType`` is ``interface`` or ``efa-only``) gives every instance
     it launches one fixed layout, so every type the pool may launch must take the same EFA interfaces,
-    all ``efa-only``.
+    all ``efa-only``. And only static NodePools: EFA pods request ``hugepages-2Mi``, which Karpenter's
+    instance types do not model (kubernetes-sigs/karpenter#751, open; aws/karpenter-provider-aws#3315), so
+    a dynamic pool would never launch a node for them; a static pool's nodes exist before the pods do.
     """
+    if _karpenter_mode(pool) is not KarpenterMode.STATIC:
+        return (
+            "EFA pods request the EFA driver's hugepages-2Mi, which Karpenter cannot provision for "
+            "(kubernetes-sigs/karpenter#751), so a dynamic pool would never launch their nodes",
+            "set karpenter.mode: static (every node exists before the pods), or set efa: false",
+        )
     families = pool.karpenter.instance_families if pool.karpenter is not None else ()
     if families:
         return (

@@ -435,13 +435,26 @@ def test_fails_mig_profile_on_gpus_without_mig(dev_data: dict[str, Any]) -> None
     )
 
 
-def test_fails_efa_on_a_karpenter_pool_that_launches_any_size_of_its_families() -> None:
+def test_fails_efa_on_a_dynamic_karpenter_pool() -> None:
     from config.load import REPO_ROOT
 
     data = yaml_files.load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
     data["gpu_pools"][0]["efa"] = True
     assert _fails(data) == (
-        "gpu_pools[0].efa: karpenter.instance_families ['g6e'] lets Karpenter launch any size of the families, "
+        "gpu_pools[0].efa: EFA pods request the EFA driver's hugepages-2Mi, which Karpenter cannot provision for "
+        "(kubernetes-sigs/karpenter#751), so a dynamic pool would never launch their nodes (got True); "
+        "fix: set karpenter.mode: static (every node exists before the pods), or set efa: false"
+    )
+
+
+def test_fails_efa_on_a_karpenter_pool_that_launches_any_size_of_its_families() -> None:
+    from config.load import REPO_ROOT
+
+    data = yaml_files.load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
+    data["gpu_pools"][1]["efa"] = True
+    data["gpu_pools"][1]["karpenter"]["instance_families"] = ["p5en"]
+    assert _fails(data) == (
+        "gpu_pools[1].efa: karpenter.instance_families ['p5en'] lets Karpenter launch any size of the families, "
         "and the sizes differ in EFA interfaces or have none (got True); fix: list the EFA sizes in "
         "instance_types and drop karpenter.instance_families, or set efa: false"
     )

@@ -235,7 +235,7 @@ def test_karpenter_efa_pool_gets_the_interfaces_of_its_type() -> None:
     ]
     assert node_class["spec"]["networkInterfaces"] == interfaces
     assert node_class["spec"]["securityGroupSelectorTerms"] == [{"tags": {"aws:eks:cluster-name": "gpu-karpenter"}}]
-    # A pool launching any size of its families gets no EFA by default (sizes differ), and no error.
+    # A dynamic pool gets no EFA by default (Karpenter cannot provision for huge pages), and no error.
     flex = next(p for p in env.gpu_pools if p.name == "l40s-flex")
     assert not efa_enabled(flex) and karpenter_network_interfaces(flex) == []
 
@@ -281,6 +281,8 @@ def test_synthesized_efa_and_autoscaler_resources(synthesized: Synth, name: str)
                 assert template_tags["k8s.io/cluster-autoscaler/node-template/resources/vpc.amazonaws.com/efa"] == str(
                     expected_cards
                 )
+                # 5128 pre-allocated 2 MiB pages: what EFA pods' hugepages-2Mi requests fit in from zero.
+                assert template_tags["k8s.io/cluster-autoscaler/node-template/resources/hugepages-2Mi"] == "10256Mi"
     # The autoscaler and its role exist exactly when a pool is autoscaled.
     assert ("cluster-autoscaler" in charts) == bool(autoscaled_pools(env))
     associations = {a["ServiceAccount"] for a in _resources(synthesized, name, "AWS::EKS::PodIdentityAssociation")}
