@@ -451,3 +451,19 @@ def test_capacity_block_scale_in_schedule_updates_only_its_group(synthesized: Sy
     (statement,) = roles[0]["Policies"][0]["PolicyDocument"]["Statement"]
     assert statement["Action"] == "eks:UpdateNodegroupConfig"
     assert "nodegroup/gpu-prod/gpu-prod-h200-block-1b/*" in json.dumps(statement["Resource"])
+
+
+def test_capacity_checks_count_only_the_pools_a_run_is_pinned_to() -> None:
+    from catalog.device_classes import DEVICE_CLASSES, DeviceShape
+    from policy.capacity import Reach, cluster_pod_capacity
+    from policy.deadlocks import gpu_demands
+    from policy.node_pools import max_nodes
+
+    env = load_environment(name="prod-example")
+    (demand,) = gpu_demands(shipped_render("prod-example").files["teams/llm-research/finetune-8b.yaml"])
+    assert demand.pod.pools == ("h100",)
+    spec = DEVICE_CLASSES[DeviceShape.HOPPER_OR_NEWER]
+    pinned = cluster_pod_capacity(env, spec, demand.pod, reach=Reach.MAX_SIZE)
+    assert pinned == max_nodes(_pool("prod-example", "h100"))  # one 8-GPU pod per p5.48xlarge
+    anywhere = cluster_pod_capacity(env, spec, dataclasses.replace(demand.pod, pools=()), reach=Reach.MAX_SIZE)
+    assert anywhere > pinned
