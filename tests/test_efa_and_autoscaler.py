@@ -467,3 +467,14 @@ def test_capacity_checks_count_only_the_pools_a_run_is_pinned_to() -> None:
     assert pinned == max_nodes(_pool("prod-example", "h100"))  # one 8-GPU pod per p5.48xlarge
     anywhere = cluster_pod_capacity(env, spec, dataclasses.replace(demand.pod, pools=()), reach=Reach.MAX_SIZE)
     assert anywhere > pinned
+
+
+def test_summary_says_what_efa_each_run_gets_and_where_it_is_pinned() -> None:
+    from charts.summary import summary_markdown
+
+    render = shipped_render("prod-example")
+    text = summary_markdown(load_environment(name="prod-example"), render.plans)
+    assert (
+        "| llm-research | finetune-8b | pinned to h100 (not h200-block: 16 EFA, b200: 8 EFA) | 32 | 5120Mi | yes |"
+    ) in text.splitlines()
+    assert "| llm-research | pretrain-70b | any serving pool | 32 | 5120Mi | yes |" in text.splitlines()
