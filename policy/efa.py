@@ -17,6 +17,7 @@ from catalog.eks_registries import EFA_DEVICE_PLUGIN_REPOSITORY, EKS_REGISTRIES
 from catalog.instances import INSTANCE_TYPES
 from config.errors import ConfigError
 from config.model import EnvironmentConfig, GpuPoolConfig
+from policy.capacity import MIG_SLICES_PER_GPU
 from policy.node_pools import efa_enabled, efa_interfaces_per_node, max_nodes, tolerations_for
 
 
@@ -88,9 +89,14 @@ class EfaPodSettings:
 
 
 def pool_efa_settings(pool: GpuPoolConfig, *, gpus: int) -> EfaPodSettings | None:
-    """EFA settings for a pod of ``gpus`` GPUs on ``pool``'s nodes; ``None`` without EFA or GPUs.
+    """EFA settings for a pod of ``gpus`` devices (GPUs, or MIG slices on a MIG pool) on ``pool``'s nodes;
+    ``None`` without EFA, without devices, or when the pod's share of the node is less than one interface.
 
-    - ``vpc.amazonaws.com/efa``: the pod's share of the node's interfaces, by its share of the node's GPUs.
+    - ``vpc.amazonaws.com/efa``: the pod's share of the node's interfaces, by its share of the node's
+      devices, rounded down. The device plugin gives each interface to one pod only, so a pod with less
+      than one interface's share (one GPU of a 4-GPU, 1-EFA g6.12xlarge; a MIG slice) requests none:
+      otherwise one such pod would keep every other EFA pod off the node. Rounding down, the pods that
+      fill a node never ask for more interfaces than it has.
     - ``hugepages-2Mi``: the same share of AWS's full-node request (``EFA_HUGEPAGES_PER_NODE_MIB``), in
       whole 2 MiB pages; a node holds ``EFA_PREALLOCATED_HUGEPAGES`` pages, so every share fits.
     - ``FI_PROVIDER=efa`` and ``FI_EFA_FORK_SAFE=1`` (data loaders fork) as in the AWS EFA/NCCL guides;
@@ -100,14 +106,21 @@ def pool_efa_settings(pool: GpuPoolConfig, *, gpus: int) -> EfaPodSettings | Non
     if not gpus or not efa_enabled(pool):
         return None
     types = [INSTANCE_TYPES[t] for t in pool.instance_types]
-    node_gpus = max(t.gpus for t in types)
-    share = min(gpus, node_gpus)
-    devices = max(1, efa_interfaces_per_node(pool) * share // node_gpus)
-    hugepages = max(2, EFA_HUGEPAGES_PER_NODE_MIB * share // node_gpus // 2 * 2)
+    node_devices = max(t.gpus for t in types) * _slices_per_gpu(pool)
+    share = min(gpus, node_devices)
+    devices = efa_interfaces_per_node(pool) * share // node_devices
+    if not devices:
+        return None
+    hugepages = max(2, EFA_HUGEPAGES_PER_NODE_MIB * share // node_devices // 2 * 2)
     env = [("FI_EFA_FORK_SAFE", "1"), ("FI_PROVIDER", "efa")]
     if all(t.efa_rdma_read for t in types):
         env.append(("FI_EFA_USE_DEVICE_RDMA", "1"))
     return EfaPodSettings(efa_devices=devices, hugepages_mib=hugepages, env=tuple(sorted(env)))
+
+
+def _slices_per_gpu(pool: GpuPoolConfig) -> int:
+    """Devices each GPU of the pool publishes: its MIG slices on a MIG pool, else 1."""
+    return MIG_SLICES_PER_GPU[pool.mig_profile.split(".", 1)[0]] if pool.mig_profile else 1
 
 
 @dataclass(frozen=True)

@@ -146,9 +146,16 @@ def test_pod_settings_share_a_nodes_efa_and_huge_pages_by_its_gpus() -> None:
     assert half is not None and (half.efa_devices, half.hugepages_mib) == (16, 2560)
     one = pool_efa_settings(h100, gpus=1)
     assert one is not None and (one.efa_devices, one.hugepages_mib) == (4, 640)
-    # g6.12xlarge/g6.24xlarge: 4 GPUs, one EFA; a one-GPU pod still gets the one interface.
-    l4 = pool_efa_settings(_pool("dev", "l4"), gpus=1)
-    assert l4 is not None and (l4.efa_devices, l4.hugepages_mib) == (1, 1280)
+    # g6.12xlarge/g6.24xlarge: 4 GPUs, one EFA. A full-node pod gets it; a pod of less than one interface's
+    # share gets none (the device plugin gives an interface to one pod: it would keep the others off).
+    l4 = pool_efa_settings(_pool("dev", "l4"), gpus=4)
+    assert l4 is not None and (l4.efa_devices, l4.hugepages_mib) == (1, 5120)
+    assert pool_efa_settings(_pool("dev", "l4"), gpus=1) is None
+    assert pool_efa_settings(_pool("dev", "l4"), gpus=2) is None
+    # A MIG slice is 1/56 of a p5.48xlarge partitioned into 1g.10gb slices: less than one of its 32 interfaces.
+    assert pool_efa_settings(_pool("prod-example", "h100-mig"), gpus=1) is None
+    seven = pool_efa_settings(_pool("prod-example", "h100-mig"), gpus=7)  # one GPU's slices: 4 interfaces
+    assert seven is not None and (seven.efa_devices, seven.hugepages_mib) == (4, 640)
     assert pool_efa_settings(h100, gpus=0) is None
     assert pool_efa_settings(h100.model_copy(update={"efa": False}), gpus=8) is None
 
@@ -157,7 +164,7 @@ def test_rdma_env_only_on_instance_types_with_rdma_read() -> None:
     h100 = _pool("dev", "h100")
 
     def env_of(*types: str) -> dict[str, str]:
-        settings = pool_efa_settings(h100.model_copy(update={"instance_types": types}), gpus=1)
+        settings = pool_efa_settings(h100.model_copy(update={"instance_types": types}), gpus=8)  # whole node
         assert settings is not None
         return dict(settings.env)
 
