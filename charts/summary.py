@@ -12,7 +12,8 @@ from catalog.priority_tiers import TIERS
 from config.karpenter import KarpenterPoolConfig
 from config.model import EnvironmentConfig
 from policy.device_classes import selector_expression
-from policy.gangs import FALLBACK_LOSES, GangPlan
+from policy.efa import efa_placement
+from policy.gangs import FALLBACK_LOSES, GangPlan, pools_serving
 from policy.gates import gang_scheduling_native, served_beyond_eks
 from policy.launch.wiring import discovery, gang_pods, world_size
 from policy.node_pools import (
@@ -132,6 +133,40 @@ def _cost_line(env: EnvironmentConfig) -> str:
     )
 
 
+def _efa_lines(env: EnvironmentConfig, plans: list[GangPlan]) -> list[str]:
+    """What each run's GPU pods get on EFA pools, and the pools a run is pinned to when its serving pools
+    differ in what a pod would get there (``policy.efa.efa_placement``)."""
+    rows = []
+    for plan in plans:
+        gpu_role = next((r for r in plan.roles if r.gpus), None)
+        if gpu_role is None:
+            continue
+        settings = plan.efa_for(gpu_role.name)
+        if settings is None:
+            continue
+        placement = efa_placement(pools_serving(env, plan.device_class), gpus=gpu_role.gpus)
+        where = "any serving pool"
+        if plan.pools:
+            others = ", ".join(f"{name}: {s.efa_devices if s else 0} EFA" for name, s in placement.left_out)
+            where = f"pinned to {', '.join(plan.pools)} (not {others})"
+        rdma = "yes" if ("FI_EFA_USE_DEVICE_RDMA", "1") in settings.env else "no"
+        rows.append(
+            f"| {plan.team} | {plan.run} | {where} | {settings.efa_devices} | {settings.hugepages_mib}Mi | {rdma} |"
+        )
+    if not rows:
+        return []
+    return [
+        "",
+        "## EFA per run",
+        "",
+        "Requests = limits per GPU Pod; a run whose pools differ in what a Pod gets keeps to one kind of pool.",
+        "",
+        "| team | run | pools | `vpc.amazonaws.com/efa` | `hugepages-2Mi` | GPUDirect RDMA |",
+        "|---|---|---|---|---|---|",
+        *rows,
+    ]
+
+
 def summary_markdown(env: EnvironmentConfig, plans: list[GangPlan], *, notes: Sequence[str] = ()) -> str:
     allowed = _tier_namespaces(env)
     lines = [
@@ -195,6 +230,7 @@ def summary_markdown(env: EnvironmentConfig, plans: list[GangPlan], *, notes: Se
                 f"| {plan.team} | {plan.run} | {gang_pods(plan)} | {plan.roles[-1].gpus} | "
                 f"{plan.processes_per_pod} | {world_size(plan)} | {discovery(plan)} |"
             )
+    lines += _efa_lines(env, plans)
     if notes:
         lines += [
             "",

@@ -181,7 +181,9 @@ class GpuPoolConfig(Model):
     """On-demand, spot or a Capacity Block."""
     efa: bool | None = None
     """Elastic Fabric Adapter interfaces on every network card, the EFA security group and device plugin.
-    Default: on when every instance type of the pool supports EFA (``catalog/efa.py``)."""
+    Default: on when every instance type of the pool supports EFA (``catalog/efa.py``); a Karpenter pool
+    also needs ``karpenter.mode: static``, listed instance types and one EFA layout
+    (``policy.node_pools.karpenter_efa_problem``)."""
     placement_group: bool | None = None
     """A cluster placement group per zone for EFA pools. Default: on for EFA pools, except Capacity Blocks,
     whose nodes must launch into the block's own group (``capacity.placement_group``) or none."""

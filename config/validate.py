@@ -20,8 +20,9 @@ from config.runs import check_ephemeral
 from config.validate_karpenter import check_karpenter, check_karpenter_pools_shape
 from config.validate_limits import check_acknowledgements, check_service_limits
 from config.validate_observability import check_observability
+from policy.efa import efa_device_plugin_image, efa_pools
 from policy.gates import check_gates
-from policy.node_pools import autoscaled_pools, node_group_plans, pool_scaling
+from policy.node_pools import autoscaled_pools, karpenter_efa_problem, node_group_plans, pool_scaling
 
 _GPU_EXAMPLES = "p4d.24xlarge, p5.48xlarge, p5en.48xlarge, p6-b200.48xlarge, g5.*, g6.*, g6e.*"
 
@@ -43,6 +44,8 @@ def validate_environment(env: EnvironmentConfig) -> None:
         _check_pool(env, pool, where)
         _check_scaling(pool, where)
         _check_efa(pool, where)
+    if efa_pools(env):
+        efa_device_plugin_image(env.region)  # the EFA device plugin's image must exist in the Region
     _check_cluster_autoscaler(env)
     check_karpenter(env)
     check_observability(env)
@@ -333,13 +336,17 @@ def _check_scaling(pool: GpuPoolConfig, where: str) -> None:
 
 
 def _check_efa(pool: GpuPoolConfig, where: str) -> None:
-    if pool.provider is CapacityProvider.KARPENTER and (pool.efa or pool.placement_group):
+    if pool.provider is CapacityProvider.KARPENTER and pool.placement_group:
         raise ConfigError(
-            f"{where}.efa" if pool.efa else f"{where}.placement_group",
+            f"{where}.placement_group",
             True,
-            "EFA interfaces and placement groups are built into managed node group launch templates only",
-            "use provider: managed_node_group for an EFA pool, or drop efa and placement_group",
+            "placement groups are built into managed node group launch templates only",
+            "use provider: managed_node_group for a pool in a placement group, or drop placement_group",
         )
+    if pool.provider is CapacityProvider.KARPENTER and pool.efa:
+        problem = karpenter_efa_problem(pool)
+        if problem is not None:
+            raise ConfigError(f"{where}.efa", True, problem[0], problem[1])
     if pool.efa:
         for index, name in enumerate(pool.instance_types):
             if name not in EFA_SUPPORT:

@@ -14,7 +14,7 @@ from typing import Any
 
 from catalog.device_classes import DEVICE_CLASSES, DRIVER_CLASS_NAMES, DeviceClassSpec
 from catalog.instances import INSTANCE_TYPES
-from catalog.labels import ELASTIC_ANNOTATION
+from catalog.labels import ELASTIC_ANNOTATION, POOL_LABEL
 from catalog.priority_tiers import TIERS, PreemptionPolicy, Tier
 from config.model import CapacityProvider, EnvironmentConfig, GpuPoolConfig
 from policy.capacity import (
@@ -97,9 +97,21 @@ def _pod_gpu_shape(
             continue
         (request,) = template["spec"]["spec"]["devices"]["requests"][:1]
         exactly = request.get("exactly", {})
-        shape = PodShape(int(exactly.get("count", 1)), *_pod_resources(pod_spec))
+        shape = PodShape(int(exactly.get("count", 1)), *_pod_resources(pod_spec), pools=_pinned_pools(pod_spec))
         return str(exactly.get("deviceClassName")), shape
     return None
+
+
+def _pinned_pools(pod_spec: dict[str, Any]) -> tuple[str, ...]:
+    """Pools a required node affinity on the pool label keeps the pod to (``policy.efa.efa_placement``)."""
+    required = (
+        pod_spec.get("affinity", {}).get("nodeAffinity", {}).get("requiredDuringSchedulingIgnoredDuringExecution")
+    )
+    for term in (required or {}).get("nodeSelectorTerms", [])[:1]:
+        for expression in term.get("matchExpressions", []):
+            if expression.get("key") == POOL_LABEL and expression.get("operator") == "In":
+                return tuple(expression.get("values", []))
+    return ()
 
 
 def pods(objects: Iterable[Obj]) -> list[Obj]:

@@ -435,16 +435,67 @@ def test_fails_mig_profile_on_gpus_without_mig(dev_data: dict[str, Any]) -> None
     )
 
 
-def test_fails_efa_on_a_karpenter_pool() -> None:
-
+def test_fails_efa_on_a_dynamic_karpenter_pool() -> None:
     from config.load import REPO_ROOT
 
     data = yaml_files.load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
     data["gpu_pools"][0]["efa"] = True
     assert _fails(data) == (
-        "gpu_pools[0].efa: EFA interfaces and placement groups are built into managed node group launch templates "
-        "only (got True); fix: use provider: managed_node_group for an EFA pool, or drop efa and placement_group"
+        "gpu_pools[0].efa: EFA pods request the EFA driver's hugepages-2Mi, which Karpenter cannot provision for "
+        "(kubernetes-sigs/karpenter#751), so a dynamic pool would never launch their nodes (got True); "
+        "fix: set karpenter.mode: static (every node exists before the pods), or set efa: false"
     )
+
+
+def test_fails_efa_on_a_karpenter_pool_that_launches_any_size_of_its_families() -> None:
+    from config.load import REPO_ROOT
+
+    data = yaml_files.load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
+    data["gpu_pools"][1]["efa"] = True
+    data["gpu_pools"][1]["karpenter"]["instance_families"] = ["p5en"]
+    assert _fails(data) == (
+        "gpu_pools[1].efa: karpenter.instance_families ['p5en'] lets Karpenter launch any size of the families, "
+        "and the sizes differ in EFA interfaces or have none (got True); fix: list the EFA sizes in "
+        "instance_types and drop karpenter.instance_families, or set efa: false"
+    )
+
+
+def test_fails_efa_on_a_karpenter_pool_of_two_interface_layouts() -> None:
+    from config.load import REPO_ROOT
+
+    data = yaml_files.load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
+    data["gpu_pools"][1].update(instance_types=["p5en.48xlarge", "p5.48xlarge"], efa=True)
+    assert _fails(data) == (
+        "gpu_pools[1].efa: one EC2NodeClass carries one network interface layout, but the types take different "
+        "EFA interfaces (p5en.48xlarge 16, p5.48xlarge 32) (got True); fix: give each EFA layout its own "
+        "Karpenter pool, or set efa: false"
+    )
+
+
+def test_fails_placement_group_on_a_karpenter_pool() -> None:
+    from config.load import REPO_ROOT
+
+    data = yaml_files.load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
+    data["gpu_pools"][1]["placement_group"] = True
+    assert _fails(data) == (
+        "gpu_pools[1].placement_group: placement groups are built into managed node group launch templates only "
+        "(got True); fix: use provider: managed_node_group for a pool in a placement group, or drop placement_group"
+    )
+
+
+def test_fails_efa_in_a_region_without_a_known_eks_registry(
+    dev_data: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from catalog.eks_registries import EKS_REGISTRIES
+
+    monkeypatch.delitem(EKS_REGISTRIES, "us-west-2")  # a Region the table does not (yet) list
+    assert _fails(dev_data) == (
+        "region: no EKS image registry is known for this Region, so the EFA device plugin has no image to pull "
+        "(got 'us-west-2'); fix: use a Region that catalog/eks_registries.py lists, or add its row from the EKS "
+        "User Guide page 'View Amazon container image registries for Amazon EKS add-ons'"
+    )
+    dev_data["gpu_pools"] = [dict(p, efa=False) for p in dev_data["gpu_pools"]]
+    env_from(dev_data)  # no EFA pool, no EFA device plugin: the Region needs no registry row
 
 
 def test_fails_end_time_on_capacity_that_does_not_end(dev_data: dict[str, Any]) -> None:
