@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from catalog import versions
 from cli.environment_args import add_environment_args, load_selected
-from cli.kube import KubeApi, add_cluster_args, connect, kubeconfig_or_skip
+from cli.kube import KubeApi, add_cluster_args, connect, kubeconfig_or_skip, target_cluster
 from cli.report import exit_code, first_line, render
 from cli.verify import read
 from config import ConfigError, EnvironmentConfig
@@ -173,9 +173,13 @@ def main(argv: list[str] | None = None) -> int:
     kubeconfig = kubeconfig_or_skip(args.kubeconfig, command="smoke")
     if kubeconfig is None:
         return 0
+    try:
+        target = target_cluster(kubeconfig, context=args.context, env=env, command="smoke")
+    except ConfigError as error:
+        return error.report()
     prefix = f"smoke-{env.tags.get('run-id') or secrets.token_hex(3)}"
     try:
-        kube = connect(kubeconfig, args.context)
+        kube = connect(kubeconfig, target.context)
         gpus = gpus_per_zone(read(kube, "nodes"), read(kube, "resource_slices"))
         scenarios = plan_scenarios(
             gates=frozenset(env.feature_gates.control_plane),

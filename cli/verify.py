@@ -23,7 +23,7 @@ import yaml
 
 from catalog.labels import DEVICE_MANAGEMENT_DRA, DEVICE_MANAGEMENT_LABEL
 from cli.environment_args import add_environment_args, load_selected
-from cli.kube import Json, KubeApi, add_cluster_args, connect, find_kubeconfig
+from cli.kube import Json, KubeApi, add_cluster_args, connect, find_kubeconfig, target_cluster
 from cli.report import exit_code, first_line, render
 from config import ConfigError
 from policy.verify import DRA_DRIVER_NAME, Expectations, evaluate, expectations, platform_object_names
@@ -102,9 +102,13 @@ def main(argv: list[str] | None = None) -> int:
     if kubeconfig is None or not kubeconfig.is_file():
         print(f"error: verify: no kubeconfig at {kubeconfig or '$KUBECONFIG or ~/.kube/config'}", file=sys.stderr)
         return 2
+    try:
+        target = target_cluster(kubeconfig, context=args.context, env=env, command="verify")
+    except ConfigError as error:
+        return error.report()
     expect = expectations(env, device_classes=device_classes, priority_classes=priority_classes)
     try:
-        kube = connect(kubeconfig, args.context)
+        kube = connect(kubeconfig, target.context)
         observed = fetch(kube)
         dry_runs = dry_run_probes(kube, expect)
     except Exception as error:  # connection, TLS, auth: one line, not a traceback

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import types
 import typing
 from datetime import date
@@ -25,7 +26,18 @@ def environment_names() -> list[str]:
     return sorted(p.stem for p in ENVIRONMENTS_DIR.glob("*.yaml"))
 
 
+ENVIRONMENT_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+"""An environment is chosen by name (a DNS label, as ``name:`` in its file), never by a path."""
+
+
 def environment_path(name: str) -> Path:
+    if not ENVIRONMENT_NAME.match(name):
+        raise ConfigError(
+            "env",
+            name,
+            "an environment name is a name, never a path (lowercase letters, digits and '-')",
+            f"use one of {', '.join(environment_names())}, or pass CONFIG=<path> for a file",
+        )
     path = ENVIRONMENTS_DIR / f"{name}.yaml"
     if not path.is_file():
         raise ConfigError(
