@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         env = load_selected(args)
         mix_name = args.mix or env.name
         if not MIX_NAME.match(mix_name):
-            raise ConfigError("--mix", mix_name, "a mix name is a name, never a path", "use a name of mixes/<name>.yaml")
+            raise ConfigError("--mix", mix_name, "a mix name is a name, never a path", "use a name from mixes/")
         mix = load_mix(env, name=mix_name)
         for flag, value in (("--scale", args.scale), ("--minutes", args.minutes)):
             if value <= 0:

@@ -87,8 +87,11 @@ def cluster_target(
         )
     cluster = str(_section(kubeconfig.get("contexts"), context, "context").get("cluster") or "")
     server = str(_section(kubeconfig.get("clusters"), cluster, "cluster").get("server") or "")
-    known = {"cluster_name": cluster_name, "region": region, "account": account}
-    if names_cluster(cluster, **known) or (explicit_context is not None and names_cluster(context, **known)):
+
+    def names_it(text: str) -> bool:
+        return names_cluster(text, cluster_name=cluster_name, region=region, account=account)
+
+    if names_it(cluster) or (explicit_context is not None and names_it(context)):
         return ClusterTarget(context=context, cluster=cluster, server=server)
     raise ConfigError(
         "context",

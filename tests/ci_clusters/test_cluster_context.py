@@ -137,7 +137,8 @@ def test_fails_an_explicit_context_of_another_cluster(server: RecordingServer, t
 def test_the_first_line_names_the_cluster_a_matching_context_reaches(server: RecordingServer, tmp_path: Path) -> None:
     config = kubeconfig(tmp_path / "kubeconfig", current=CI_ARN, clusters={CI_ARN: (CI_ARN, server.url)})
     result = _run("cli.verify", "--json", config=config, home=tmp_path)
-    assert result.stderr.splitlines()[0] == f"verify: acting on cluster {CI_ARN} (context {CI_ARN}, server {server.url})"
+    first = result.stderr.splitlines()[0]
+    assert first == f"verify: acting on cluster {CI_ARN} (context {CI_ARN}, server {server.url})"
     assert ("GET", "/apis") in server.requests, "the intended cluster is read"
     json.loads(result.stdout)  # stdout stays machine-readable
 
