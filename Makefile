@@ -164,8 +164,8 @@ destroy: $(STAMP) $(NODE_STAMP)  ## cdk destroy ENV (--force: never asks)
 bench: $(STAMP) $(JS_PEER_STAMP)  ## What users wait for, as ratios from one interleaved run (FLEET=1: also 10,000 runs)
 	bash bench/bench.sh --repeat $(REPEAT) $(if $(FLEET),--fleet)
 
-settings: $(STAMP)  ## Regenerate the settings reference in README.md
-	$(PY) -m config.reference --write README.md
+settings: $(STAMP)  ## Regenerate docs/reference/settings.md (every setting of environment, team, run and mix files)
+	$(PY) -m cli.settings --write
 
 clean:
 	rm -rf cdk.out .pytest_cache .mypy_cache .ruff_cache
