@@ -1,5 +1,6 @@
 # One entry point for people and CI. `make synth` and `make test` need only
 # Python 3.11, Node.js and npm: everything else is installed from pinned files.
+# `make deploy` also needs AWS credentials and Docker (the gang exporter image): `make preflight` checks both.
 
 ENV ?= dev
 CONFIG ?=
@@ -152,13 +153,17 @@ pytest: $(TEST_STAMP) $(LAUNCHER_STAMP)  ## The tests, on every core (pytest-xdi
 cdk-synth: $(STAMP) $(NODE_STAMP)  ## cdk synth through cdk.json (the CDK CLI way)
 	$(CDK) synth $(CDK_SELECT) --quiet
 
+# Each asks first whether any AWS credentials are set (cli/aws_access.py: one line that says what to set).
 diff: $(STAMP) $(NODE_STAMP)  ## cdk diff ENV against the deployed stacks
+	@$(PY) -m cli.aws_access diff $(SELECT) $(RUN_SELECT)
 	$(CDK) diff $(CDK_SELECT)
 
-deploy: $(STAMP) $(NODE_STAMP)  ## cdk deploy ENV (needs AWS credentials)
+deploy: $(STAMP) $(NODE_STAMP)  ## cdk deploy ENV (needs AWS credentials and Docker: make preflight checks both)
+	@$(PY) -m cli.aws_access deploy $(SELECT) $(RUN_SELECT)
 	$(CDK) deploy $(CDK_SELECT) --all --require-approval $(APPROVAL)
 
 destroy: $(STAMP) $(NODE_STAMP)  ## cdk destroy ENV (--force: never asks)
+	@$(PY) -m cli.aws_access destroy $(SELECT) $(RUN_SELECT)
 	$(CDK) destroy $(CDK_SELECT) --all --force
 
 bench: $(STAMP) $(JS_PEER_STAMP)  ## What users wait for, as ratios from one interleaved run (FLEET=1: also 10,000 runs)
