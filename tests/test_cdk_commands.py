@@ -22,7 +22,11 @@ _AWS_VARIABLES = (
 
 
 def _no_credentials(home: Path) -> dict[str, str]:
-    environ = {k: v for k, v in os.environ.items() if k not in _AWS_VARIABLES and not k.startswith("AWS_CONTAINER")}
+    environ = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in _AWS_VARIABLES and not k.startswith(("AWS_CONTAINER", "MAKE", "MFLAGS"))  # no outer make's level
+    }
     return environ | {
         "HOME": str(home),
         "AWS_CONFIG_FILE": str(home / "no-config"),

@@ -3,6 +3,7 @@ before any recipe runs, and a refused value is one line naming the variable, the
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -13,8 +14,15 @@ from config.load import REPO_ROOT
 
 
 def _make(*args: str) -> subprocess.CompletedProcess[str]:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "MFLAGS"))}  # as typed, not nested
     return subprocess.run(
-        ["make", "--no-print-directory", *args], cwd=REPO_ROOT, capture_output=True, text=True, check=False, timeout=60
+        ["make", "--no-print-directory", *args],
+        cwd=REPO_ROOT,
+        env=environ,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
     )
 
 
