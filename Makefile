@@ -132,7 +132,7 @@ $(JS_PEER_STAMP): $(JS_PEER)/package.json $(JS_PEER)/package-lock.json
 install: $(TEST_STAMP) $(LAUNCHER_STAMP) $(NODE_STAMP)  ## Create .venv (synth and test tools) and node_modules from the pinned files
 
 synth: $(STAMP)  ## Synthesize ENV (or CONFIG) into cdk.out/ and dist/<env>/
-	@echo "synth: checking $(or $(CONFIG),environments/$(ENV).yaml), rendering dist/ and synthesizing cdk.out/ (the first synth on a machine unpacks and compiles aws-cdk-lib once: about 2 minutes; later ones take seconds)"
+	@echo "synth: checking $(or $(CONFIG),environments/$(ENV).yaml), rendering dist/ and synthesizing cdk.out/ (the first on a machine takes longer: jsii unpacks aws-cdk-lib and compiles it once)"
 	@$(PY) -m cli.synth $(SELECT) $(RUN_SELECT)
 
 # The three parts run side by side: lint and the type check in the background, each into a file of
