@@ -35,6 +35,10 @@ EXAMPLE_ENVS := $(basename $(notdir $(wildcard environments/*.yaml)))
 empty :=
 space := $(empty) $(empty)
 comma := ,
+define newline
+
+
+endef
 LOWER_CHARS := a b c d e f g h i j k l m n o p q r s t u v w x y z
 UPPER_CHARS := A B C D E F G H I J K L M N O P Q R S T U V W X Y Z
 DIGIT_CHARS := 0 1 2 3 4 5 6 7 8 9
@@ -46,7 +50,8 @@ ARN_CHARS := $(PATH_CHARS) : = @ $(comma)
 _drop_chars = $(if $(2),$(call _drop_chars,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(1))
 _as_written = $(if $(filter command line environment%,$(origin $(1))),$(value $(1)),$($(1)))
 _left_over = $(subst $(space),?,$(call _drop_chars,$(if $(5),$(subst $(space),,$(1)),$(1)),$(2)))
-check_var = $(if $(call _left_over,$(call _as_written,$(1)),$(2),,,$(5)),$(error error: $(1): $(3) (got '$(call _as_written,$(1))'); fix: $(4)))
+_shown = $(subst $(newline),\n,$(call _as_written,$(1)))
+check_var = $(if $(call _left_over,$(call _as_written,$(1)),$(2),,,$(5)),$(error error: $(1): $(3) (got '$(call _shown,$(1))'); fix: $(4)))
 $(call check_var,ENV,$(NAME_CHARS),not an environment name (lowercase letters$(comma) digits and '-'; a name$(comma) never a path),use one of $(EXAMPLE_ENVS)$(comma) or CONFIG=<path> for a file)
 $(call check_var,CONFIG,$(PATH_CHARS),not a plain file path (letters$(comma) digits$(comma) '.'$(comma) '/'$(comma) '-'$(comma) '_'$(comma) '+'),rename or link the file to such a path)
 $(call check_var,RUN_ID,$(NAME_CHARS),not a run id (lowercase letters$(comma) digits and '-'),use e.g. RUN_ID=gh1234567890-1)
