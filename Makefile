@@ -67,6 +67,8 @@ $(call check_var,MINUTES,$(NUMBER_CHARS),not a number of minutes,use e.g. MINUTE
 $(call check_var,REPEAT,$(DIGIT_CHARS),not a whole number,use e.g. REPEAT=3)
 $(call check_var,PYTHON,$(PATH_CHARS),not a plain interpreter path,use e.g. PYTHON=python3.11)
 $(call check_var,VENV,$(PATH_CHARS),not a plain directory path,use e.g. VENV=.venv)
+$(call check_var,PY,$(PATH_CHARS),not a plain interpreter path,leave PY out (it is VENV/bin/python))
+$(call check_var,CDK,$(PATH_CHARS),not a plain command,leave CDK out (it is the pinned npx --no-install cdk),spaces)
 $(call check_var,APPROVAL,$(LOWER_CHARS) -,not one of never$(comma) any-change$(comma) broadening,use APPROVAL=never or APPROVAL=broadening)
 $(if $(filter never any-change broadening,$(APPROVAL)),,$(error error: APPROVAL: not one of never$(comma) any-change$(comma) broadening (got '$(APPROVAL)'); fix: use APPROVAL=never or APPROVAL=broadening))
 

@@ -56,8 +56,11 @@ INJECTIONS = {
     "REPEAT": "3;touch {marker}",
     "CONTEXT": "prod;touch {marker}",
     "PYTHON": "python3.11;touch {marker}",
+    "VENV": ".venv;touch {marker}",
+    "PY": ".venv/bin/python;touch {marker}",
+    "CDK": "npx cdk && touch {marker}",
 }
-TARGETS = {"ARGS": "verify", "RUN": "mpi-ssh-key", "MIX": "simulate", "SEED": "simulate", "HOURS": "simulate"}
+TARGETS = {"CDK": "diff", "ARGS": "verify", "RUN": "mpi-ssh-key", "MIX": "simulate", "SEED": "simulate", "HOURS": "simulate"}
 
 
 @pytest.mark.parametrize("variable", sorted(INJECTIONS))
