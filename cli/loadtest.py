@@ -4,7 +4,9 @@ Submits the mix's gangs with time scaled by ``--scale`` (a mix second lasts that
 seconds) for ``--minutes`` as real runs rendered by the templates, watches PodGroup conditions
 and preemption events, and writes ``reports/<env>/<mix>-loadtest/``: the cluster's measurements
 next to the simulation of the same scaled gangs. Everything it creates carries
-``gpu-platform.io/loadtest=<id>`` and is deleted at the end, also on Ctrl-C or SIGTERM.
+``gpu-platform.io/loadtest=<id>`` and is deleted at the end, also on Ctrl-C or SIGTERM. It acts only
+on the environment's cluster (``cli.kube.target_cluster``: the first line names it) and prints a
+progress line (elapsed, submitted, pending, scheduled) at its first poll, every 30 s and at the end.
 Without a kubeconfig it prints one line and exits 0, like ``make smoke``; exit 2 on bad
 configuration or an unreachable cluster.
 """

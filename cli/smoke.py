@@ -1,7 +1,8 @@
 """``make smoke ENV=...``: submit small gangs to a live cluster and report what happened.
 
 Needs a kubeconfig (``--kubeconfig``, ``$KUBECONFIG`` or ``~/.kube/config``); without one
-it prints one line saying so and exits 0, so it can sit in any pipeline. The scenarios,
+it prints one line saying so and exits 0, so it can sit in any pipeline. A context that reaches
+another cluster than the environment's is refused before anything is sent (``cli.kube.target_cluster``). The scenarios,
 the objects and every verdict are ``policy/smoke.py``; this module only talks to the API
 server. Each scenario runs in its own namespace, deleted (with its pods) before the next
 starts; the smoke PriorityClasses and DeviceTaintRule are deleted at the end.

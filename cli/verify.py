@@ -8,7 +8,8 @@ node; and the platform's DeviceClasses and PriorityClasses (``--device-classes``
 with ``observability.prometheus: existing``, the Prometheus Operator's group; and one row per
 relied-on gate: its probe object (``policy.gate_probes``) created with ``dryRun=All`` (nothing
 is stored, no Pod is created) and the gated field looked for in the response. Decisions
-are ``policy/verify.py``. Exit 1 when a check fails, 2 when the cluster cannot be reached.
+are ``policy/verify.py``. Only the environment's cluster is read (``cli.kube.target_cluster``).
+Exit 1 when a check fails, 2 when the cluster cannot be reached or the context is another cluster's.
 """
 
 from __future__ import annotations

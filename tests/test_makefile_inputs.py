@@ -60,7 +60,14 @@ INJECTIONS = {
     "PY": ".venv/bin/python;touch {marker}",
     "CDK": "npx cdk && touch {marker}",
 }
-TARGETS = {"CDK": "diff", "ARGS": "verify", "RUN": "mpi-ssh-key", "MIX": "simulate", "SEED": "simulate", "HOURS": "simulate"}
+TARGETS = {
+    "CDK": "diff",
+    "ARGS": "verify",
+    "RUN": "mpi-ssh-key",
+    "MIX": "simulate",
+    "SEED": "simulate",
+    "HOURS": "simulate",
+}
 
 
 @pytest.mark.parametrize("variable", sorted(INJECTIONS))
