@@ -4,7 +4,8 @@ Asks AWS (read-only) for what ``policy/preflight.py`` says the environment needs
 EC2 vCPU quotas of its instance families (Service Quotas), the instance types offered
 in each configured zone, its capacity reservations and Capacity Blocks (for Karpenter pools:
 what each ``capacity_reservations`` selector selects, by id or by tags), and whether EKS
-offers the Kubernetes version in the region. Prints a table (or ``--json``); exits 1
+offers the Kubernetes version in the region; and, locally, that Docker answers (``make deploy``
+builds the gang exporter image with it). Prints a table (or ``--json``); exits 1
 when a check fails, 2 when the environment or AWS access is broken.
 
 Permissions: ``servicequotas:GetServiceQuota``, ``servicequotas:GetAWSDefaultServiceQuota``,
@@ -15,6 +16,8 @@ Permissions: ``servicequotas:GetServiceQuota``, ``servicequotas:GetAWSDefaultSer
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
 import sys
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
@@ -30,6 +33,7 @@ from policy.preflight import (
     EksVersion,
     Reservation,
     ReservationSelector,
+    docker_check,
     eks_versions_from_api,
     karpenter_reservation_needs,
     offering_needs,
@@ -123,6 +127,28 @@ def read_eks_versions(client: Any, minor: str) -> list[EksVersion]:
     return eks_versions_from_api(client.describe_cluster_versions(clusterVersions=[minor]))
 
 
+def read_docker() -> tuple[str | None, str | None]:
+    """(server version, None) when the Docker daemon answers, else (None, why not): what ``cdk deploy``
+    will build the exporter image with (``$CDK_DOCKER``, default ``docker``)."""
+    command = os.environ.get("CDK_DOCKER") or "docker"
+    try:
+        result = subprocess.run(
+            [command, "version", "--format", "{{.Server.Version}}"],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=30,
+        )
+    except FileNotFoundError:
+        return None, f"there is no {command} command on PATH"
+    except subprocess.TimeoutExpired:
+        return None, f"{command} version did not answer within 30 s"
+    if result.returncode != 0 or not result.stdout.strip():
+        why = (result.stderr.strip().splitlines() or ["no server version"])[-1]
+        return None, f"its daemon does not answer ({why})"
+    return result.stdout.strip(), None
+
+
 def gather(env: EnvironmentConfig, *, ec2: Any, service_quotas: Any, eks: Any, now: datetime) -> list[Check]:
     """Ask AWS for exactly what the environment needs, then decide (``policy.preflight``)."""
     offerings = offering_needs(env)
@@ -156,14 +182,19 @@ def main(argv: list[str] | None = None) -> int:
     import boto3
     from botocore.exceptions import BotoCoreError, ClientError
 
+    version, problem = read_docker() if env.observability.enabled else (None, None)
+    docker = docker_check(env, server_version=version, problem=problem)
     try:
-        checks = gather(
-            env,
-            ec2=boto3.client("ec2", region_name=env.region),
-            service_quotas=boto3.client("service-quotas", region_name=env.region),
-            eks=boto3.client("eks", region_name=env.region),
-            now=datetime.now(UTC),
-        )
+        checks = [
+            docker,
+            *gather(
+                env,
+                ec2=boto3.client("ec2", region_name=env.region),
+                service_quotas=boto3.client("service-quotas", region_name=env.region),
+                eks=boto3.client("eks", region_name=env.region),
+                now=datetime.now(UTC),
+            ),
+        ]
     except (BotoCoreError, ClientError) as error:
         print(f"error: preflight of {env.name} could not ask AWS: {first_line(error)}", file=sys.stderr)
         return 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import types
 import typing
 from datetime import date
@@ -14,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 from config.errors import ConfigError, describe_kind
 from config.files import read_yaml_file
 from config.model import EnvironmentConfig
+from config.settings_links import anchor_of, settings_link
 from config.validate import validate_environment
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -25,7 +27,18 @@ def environment_names() -> list[str]:
     return sorted(p.stem for p in ENVIRONMENTS_DIR.glob("*.yaml"))
 
 
+ENVIRONMENT_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+"""An environment is chosen by name (a DNS label, as ``name:`` in its file), never by a path."""
+
+
 def environment_path(name: str) -> Path:
+    if not ENVIRONMENT_NAME.match(name):
+        raise ConfigError(
+            "env",
+            name,
+            "an environment name is a name, never a path (lowercase letters, digits and '-')",
+            f"use one of {', '.join(environment_names())}, or pass CONFIG=<path> for a file",
+        )
     path = ENVIRONMENTS_DIR / f"{name}.yaml"
     if not path.is_file():
         raise ConfigError(
@@ -103,25 +116,43 @@ def _path(loc: tuple[int | str, ...]) -> str:
 def _model_at(loc: tuple[int | str, ...], root: type[BaseModel]) -> type[BaseModel] | None:
     """The model class that owns the mapping at ``loc`` (to list its allowed keys)."""
     model: Any = root
+    keyed = False  # the mapping at this point is a map of names to sections: the next part is a name
     for part in loc:
         if isinstance(part, int):
             continue
+        if keyed:
+            keyed = False
+            continue
         if not (isinstance(model, type) and issubclass(model, BaseModel)) or part not in model.model_fields:
             return None
-        model = _inner_model(model.model_fields[part].annotation)
-    return model if isinstance(model, type) and issubclass(model, BaseModel) else None
+        annotation = model.model_fields[part].annotation
+        keyed = typing.get_origin(annotation) is dict
+        model = _inner_model(annotation)
+    return model if isinstance(model, type) and issubclass(model, BaseModel) and not keyed else None
 
 
 def _inner_model(annotation: Any) -> Any:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     origin = typing.get_origin(annotation)
+    if origin is dict:
+        return _inner_model(typing.get_args(annotation)[1])
     if origin in (typing.Union, types.UnionType, tuple, list, typing.Annotated):
         for arg in typing.get_args(annotation):
             found = _inner_model(arg)
             if found is not None:
                 return found
     return None
+
+
+def _reference(loc: tuple[int | str, ...], root: type[BaseModel]) -> str:
+    """The settings reference section for the field at ``loc``: the innermost model along it that
+    has a section of its own (a team entry inside an environment file), else the file's."""
+    for end in range(len(loc), 0, -1):
+        owner = _model_at(loc[:end], root)
+        if owner is not None and anchor_of(owner) is not None:
+            return settings_link(owner)
+    return settings_link(root)
 
 
 def _from_pydantic(error: ValidationError, root: type[BaseModel] = EnvironmentConfig) -> ConfigError:
@@ -131,19 +162,20 @@ def _from_pydantic(error: ValidationError, root: type[BaseModel] = EnvironmentCo
     value = first.get("input")
     kind = first["type"]
     ctx = first.get("ctx") or {}
+    reference = _reference(loc[:-1], root)
     if kind == "extra_forbidden":
         owner = _model_at(loc[:-1], root)
-        allowed = ", ".join(sorted(owner.model_fields)) if owner else "see README settings"
+        allowed = ", ".join(sorted(owner.model_fields)) if owner else f"see {reference}"
         return ConfigError(field, value, "unknown key", f"remove it or use one of: {allowed}")
     if kind == "missing":
-        return ConfigError(field, None, "required key is missing", f"add '{loc[-1]}' (see README settings)")
+        return ConfigError(field, None, "required key is missing", f"add '{loc[-1]}' (see {reference})")
     if kind == "enum":
         return ConfigError(field, value, "not an allowed value", f"use one of {ctx.get('expected')}")
     if kind == "string_pattern_mismatch":
         return ConfigError(field, value, "malformed value", f"match the pattern {ctx.get('pattern')}")
     if kind in _EXPECTED:
         return ConfigError(field, value, f"{describe_kind(value)} where {_EXPECTED[kind]} belongs", _TYPE_FIX)
-    return ConfigError(field, value, first["msg"], "correct the value (see README settings)")
+    return ConfigError(field, value, first["msg"], f"correct the value (see {reference})")
 
 
 _EXPECTED = {

@@ -20,12 +20,19 @@ from policy.node_pools import autoscaled_pools
 
 
 class Acknowledgement(StrEnum):
-    """The acknowledgement ids, as CDK warning ids (``[ack: <id>]``)."""
+    """The acknowledgement ids, as CDK warning ids (``[ack: <id>]``): ``gpu-platform:`` and the setting
+    that acknowledges the risk. The CDK CLI ends each warning with "Acknowledge with
+    'Annotation::<id>'", so the hint it prints names the environment file's setting."""
 
-    PUBLIC_ENDPOINT_OPEN_TO_INTERNET = "gpu-platform:public-endpoint-open-to-internet"
-    KARPENTER_UNSUPPORTED_KUBERNETES = "gpu-platform:karpenter-unsupported-kubernetes"
-    KARPENTER_UNVERIFIED_RELEASE = "gpu-platform:karpenter-unverified-release"
-    CLUSTER_AUTOSCALER_UNVERIFIED_RELEASE = "gpu-platform:cluster-autoscaler-unverified-release"
+    PUBLIC_ENDPOINT_OPEN_TO_INTERNET = "gpu-platform:cluster.acknowledge_public_endpoint_open_to_internet"
+    KARPENTER_UNSUPPORTED_KUBERNETES = "gpu-platform:karpenter.acknowledge_unsupported_kubernetes"
+    KARPENTER_UNVERIFIED_RELEASE = "gpu-platform:karpenter.acknowledge_unverified_release"
+    CLUSTER_AUTOSCALER_UNVERIFIED_RELEASE = "gpu-platform:cluster_autoscaler.acknowledge_unverified_release"
+
+    @property
+    def setting(self) -> str:
+        """The environment file's setting that acknowledges the risk."""
+        return self.value.removeprefix("gpu-platform:")
 
 
 @dataclass(frozen=True)

@@ -87,11 +87,12 @@ def test_unknown_environment_lists_the_known_ones() -> None:
     )
 
 
-def test_readme_settings_table_is_fresh() -> None:
-    from config.reference import replace_block
+def test_settings_reference_is_fresh() -> None:
+    from cli.settings import reference
+    from config.settings_links import SETTINGS_REFERENCE
 
-    readme = (REPO_ROOT / "README.md").read_text()
-    assert replace_block(readme) == readme, "run `make settings`"
+    committed = (REPO_ROOT / SETTINGS_REFERENCE).read_text(encoding="utf-8")
+    assert committed == reference(), "run `make settings`"
 
 
 def test_failed_deadlock_check_is_one_line_and_keeps_last_good_output(

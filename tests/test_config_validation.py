@@ -49,7 +49,10 @@ def test_fails_unknown_key_in_a_pool(dev_data: dict[str, Any]) -> None:
 
 def test_fails_missing_key(dev_data: dict[str, Any]) -> None:
     del dev_data["region"]
-    assert _fails(dev_data) == "region: required key is missing (got nothing); fix: add 'region' (see README settings)"
+    assert _fails(dev_data) == (
+        "region: required key is missing (got nothing); fix: add 'region' "
+        "(see docs/reference/settings.md#environment-files)"
+    )
 
 
 def test_fails_bad_enum(dev_data: dict[str, Any]) -> None:

@@ -411,7 +411,7 @@ def test_unverified_cluster_autoscaler_release_is_a_cdk_warning(synthesized: Syn
         e["data"] for e in metadata.get("/gpu-cluster-dev/ClusterAutoscaler", []) if e["type"] == "aws:cdk:warning"
     ]
     (risk,) = cluster_autoscaler_risks(load_environment(name="dev"))
-    assert warnings == [f"{risk.text} [ack: gpu-platform:cluster-autoscaler-unverified-release]"]
+    assert warnings == [f"{risk.text} [ack: gpu-platform:cluster_autoscaler.acknowledge_unverified_release]"]
     ci = json.loads((synthesized("ci")["__outdir__"] / "gpu-cluster-ci.metadata.json").read_text())
     assert "/gpu-cluster-ci/ClusterAutoscaler" not in ci  # nothing autoscaled, nothing installed
 

@@ -251,15 +251,31 @@ def test_mpi_ssh_key_secret_matches_what_the_pods_mount(capsys: pytest.CaptureFi
     )
 
 
-def test_summary_shows_pods_gpus_world_and_discovery_per_run() -> None:
+def test_summary_shows_world_and_discovery_per_run_and_pods_gpus_pool_and_zones_per_role() -> None:
     from charts.render import output_files
 
     env = load_environment(name="dev")
     summary = output_files(env, shipped_render(env.name))["SUMMARY.md"]
-    rows = {line.split(" | ")[1]: line for line in summary.splitlines() if line.count(" | ") == 6}
-    assert rows["pretrain-70b"].startswith("| llm-research | pretrain-70b | 16 | 8 | 8 | 128 | c10d rendezvous `")
-    assert rows["detector-sweep"].startswith("| vision | detector-sweep | 5 | 4 | 4 | 16 | hostfile `")
-    assert ":29400`" in rows["pretrain-70b"]
+    launch = {line.split(" | ")[1]: line for line in summary.splitlines() if line.count(" | ") == 4}
+    assert launch["pretrain-70b"].startswith("| llm-research | pretrain-70b | 8 | 128 | c10d rendezvous `")
+    assert launch["detector-sweep"].startswith("| vision | detector-sweep | 4 | 16 | hostfile `")
+    assert ":29400`" in launch["pretrain-70b"]
+    roles = {tuple(line.split(" | ")[1:3]): line for line in summary.splitlines() if line.count(" | ") == 7}
+    assert roles[("detector-sweep", "launcher")] == (
+        "| vision | detector-sweep | launcher | 1 | 0 | 2 / 8Gi | system nodes (`system_nodes`: no GPU, no taint) | "
+        "the gang's zone (any zone of the system nodes) |"
+    )
+    assert (
+        roles[("detector-sweep", "worker")]
+        == "| vision | detector-sweep | worker | 4 | 4 | 40 / 160Gi | `l4` | us-west-2a |"
+    )
+    assert roles[("pretrain-70b", "worker")].endswith(
+        "| 15 | 8 | 180 / 1800Gi | `h100` | one of us-west-2a, us-west-2b |"
+    )
+    assert (
+        "| vision | detector-sweep | Secret `detector-sweep-afbe05c5-ssh` (the run's SSH keys): "
+        "`make mpi-ssh-key RUN=vision/detector-sweep \\| kubectl apply -f -` |"
+    ) in summary.splitlines()
 
 
 def test_gang_checks_count_the_pods_stateful_sets_create() -> None:

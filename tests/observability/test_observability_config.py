@@ -104,14 +104,14 @@ def test_fails_objective_not_a_number(dev_data: dict[str, Any]) -> None:
 def test_fails_negative_pending_groups_threshold(dev_data: dict[str, Any]) -> None:
     assert _fails(dev_data, pending_groups_threshold=-1) == (
         "observability.pending_groups_threshold: Input should be greater than or equal to 0 (got -1); "
-        "fix: correct the value (see README settings)"
+        "fix: correct the value (see docs/reference/settings.md#environment-files)"
     )
 
 
 def test_fails_zero_repeated_preemptions(dev_data: dict[str, Any]) -> None:
     assert _fails(dev_data, repeated_preemptions=0) == (
         "observability.repeated_preemptions: Input should be greater than or equal to 1 (got 0); "
-        "fix: correct the value (see README settings)"
+        "fix: correct the value (see docs/reference/settings.md#environment-files)"
     )
 
 
@@ -141,5 +141,5 @@ def test_fails_managed_prometheus_without_a_prometheus(dev_data: dict[str, Any])
 def test_fails_zero_prometheus_storage(dev_data: dict[str, Any]) -> None:
     assert _fails(dev_data, prometheus_storage_gib=0) == (
         "observability.prometheus_storage_gib: Input should be greater than or equal to 1 (got 0); "
-        "fix: correct the value (see README settings)"
+        "fix: correct the value (see docs/reference/settings.md#environment-files)"
     )
