@@ -34,9 +34,9 @@ NVIDIA_DEVICE_PLUGIN_CHART = "nvidia-device-plugin"
 NVIDIA_DEVICE_PLUGIN_CHART_VERSION = "0.18.2"
 NVIDIA_DEVICE_PLUGIN_REPOSITORY = "https://nvidia.github.io/k8s-device-plugin"
 
-KARPENTER_VERSION = "1.15.0"
-"""Karpenter controller and CRD charts (one version for both). What it supports, and why
-1.15 rather than the reference copy's 1.14.1, is in ``catalog/karpenter.py``."""
+KARPENTER_VERSION = "1.14.1"
+"""Karpenter controller and CRD charts (one version for both): the newest confirmed release (the
+reference copy's). What it supports, and why not the unconfirmed 1.15.0, is in ``catalog/karpenter.py``."""
 KARPENTER_CHART_REPOSITORY = "oci://public.ecr.aws/karpenter/karpenter"
 KARPENTER_CRD_CHART_REPOSITORY = "oci://public.ecr.aws/karpenter/karpenter-crd"
 KARPENTER_RELEASE = "karpenter"
@@ -60,9 +60,10 @@ SMOKE_TEST_IMAGE = "registry.k8s.io/pause:3.10"
 CLUSTER_AUTOSCALER_CHART = "cluster-autoscaler"
 CLUSTER_AUTOSCALER_CHART_VERSION = "9.59.1"
 CLUSTER_AUTOSCALER_CHART_REPOSITORY = "https://kubernetes.github.io/autoscaler"
-CLUSTER_AUTOSCALER_VERSION = "1.37.0"
-"""Cluster Autoscaler image (the chart's default, v1.35.0, is overridden). What each release supports
-is in ``catalog/cluster_autoscaler.py``."""
+CLUSTER_AUTOSCALER_VERSION = "1.36.1"
+"""Cluster Autoscaler image (the chart's default, v1.35.0, is overridden): the newest confirmed release,
+one minor behind the 1.37 cluster until a 1.37.x is tagged upstream (the skew is acknowledged per
+environment). What each release supports is in ``catalog/cluster_autoscaler.py``."""
 CLUSTER_AUTOSCALER_IMAGE = "registry.k8s.io/autoscaling/cluster-autoscaler"
 CLUSTER_AUTOSCALER_RELEASE = "cluster-autoscaler"
 CLUSTER_AUTOSCALER_NAMESPACE = "kube-system"
