@@ -29,6 +29,12 @@ class Acknowledgement(StrEnum):
     CLUSTER_AUTOSCALER_VERSION_SKEW = "gpu-platform:cluster-autoscaler-version-skew"
 
 
+UNVERIFIED_RELEASES = frozenset(
+    {Acknowledgement.KARPENTER_UNVERIFIED_RELEASE, Acknowledgement.CLUSTER_AUTOSCALER_UNVERIFIED_RELEASE}
+)
+"""Acknowledgements of a release no source confirms: a shipped environment may carry none of them."""
+
+
 @dataclass(frozen=True)
 class AcknowledgedRisk:
     """One acknowledged risk in use: which acknowledgement, the config field it concerns, what it accepts."""

@@ -14,6 +14,7 @@ from catalog.efa import EFA_SUPPORT
 from catalog.instances import INSTANCE_TYPES
 from catalog.versions import CLUSTER_AUTOSCALER_CHART_VERSION, CLUSTER_AUTOSCALER_VERSION, KUBERNETES_MINOR
 from config import load_environment
+from config.load import REPO_ROOT
 from config.model import CapacityProvider, CapacityType
 from policy.acknowledgements import AcknowledgedRisk, Acknowledgement, cluster_autoscaler_risks
 from policy.cluster_autoscaler import cluster_autoscaler_values, node_template_tags
@@ -21,7 +22,6 @@ from policy.efa import efa_device_plugin_values, efa_network_interfaces, efa_pod
 from policy.node_pools import autoscaled_pools, efa_enabled, efa_interfaces_per_node, node_group_plans
 from tests import yaml_files
 from tests.chart_values import unknown_keys
-from config.load import REPO_ROOT
 from tests.conftest import EXAMPLE_ENVIRONMENTS, REFERENCE, env_from, require_reference
 
 EFA_TABLE = REFERENCE / "aws-instance-network" / "efa-instance-types.yaml"
