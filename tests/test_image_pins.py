@@ -421,3 +421,14 @@ def test_an_image_without_a_row_gets_an_unverified_one(monkeypatch: pytest.Monke
     assert efa == ImagePin(
         "EFA device plugin", "x.example/efa:v9", "unknown", "none: no row in catalog/images.py", verified=False
     )
+
+
+def test_readme_records_the_release_each_deployed_pin_was_checked_against() -> None:
+    readme = (REPO_ROOT / "README.md").read_text()
+    section = readme.split("### Image pins: only images that exist", 1)[1].split("\n## ", 1)[0]
+    for name in SHIPPED:
+        for pin in deployed_images(load_environment(name=name)):
+            shown = pin.image.rsplit("/", 1)[-1] if pin.tag else pin.release  # untagged: the subchart that picks it
+            assert shown in section, f"README's image pins miss {pin.image}"
+        for chart in deployed_charts(load_environment(name=name)):
+            assert f"{chart.pin.chart} {chart.pin.version}" in section or chart.pin.chart in section
