@@ -89,7 +89,8 @@ class RegistryClient:
         if not realm:
             return None
         query = {"service": params.get("service", ""), "scope": params.get("scope", f"repository:{repository}:pull")}
-        url = f"{realm}?{urllib.parse.urlencode({k: v for k, v in query.items() if v})}"
+        joiner = "&" if "?" in realm else "?"
+        url = f"{realm}{joiner}{urllib.parse.urlencode({k: v for k, v in query.items() if v})}"
         status, _, body = self._open(urllib.request.Request(url))
         if status != 200:
             return None
@@ -198,21 +199,33 @@ def look_up(
     client: RegistryClient, images: Iterable[ImagePin], charts: Iterable[ChartSource]
 ) -> tuple[dict[str, Lookup], dict[str, Lookup], str | None]:
     """Every image with a tag, then every chart. Returns the answers, and the reason when there is no
-    network at all (the first look-up is unreachable before any registry answered): the rest is then
-    not tried, so an offline preflight costs one timeout, not one per image."""
+    network at all: two different hosts unreachable before any answered. The rest is then not
+    tried, so an offline preflight costs two failed connections, not one per image."""
     image_answers: dict[str, Lookup] = {}
     chart_answers: dict[str, Lookup] = {}
-    answered = False
-    jobs: list[tuple[dict[str, Lookup], str, Callable[[], Lookup]]] = [
-        (image_answers, pin.image, partial(client.manifest, pin.registry, pin.repository, pin.tag))
+    jobs: list[tuple[dict[str, Lookup], str, str, Callable[[], Lookup]]] = [
+        (image_answers, pin.image, pin.registry, partial(client.manifest, pin.registry, pin.repository, pin.tag))
         for pin in images
         if pin.tag
     ]
-    jobs += [(chart_answers, chart_key(c), partial(client.chart, c)) for c in charts]
-    for answers, key, ask in jobs:
+    jobs += [(chart_answers, chart_key(c), _host(c.pin.repository), partial(client.chart, c)) for c in charts]
+    answered = False
+    unreachable: dict[str, str] = {}
+    for answers, key, host, ask in jobs:
+        if not answered and host in unreachable:
+            answers[key] = Lookup(Outcome.UNREACHABLE, unreachable[host])
+            continue
         lookup = ask()
-        if lookup.outcome is Outcome.UNREACHABLE and not answered:
-            return {}, {}, f"{key}: {lookup.detail}"
-        answered = True
         answers[key] = lookup
+        if lookup.outcome is not Outcome.UNREACHABLE:
+            answered = True
+            continue
+        if not answered:
+            unreachable[host] = lookup.detail
+            if len(unreachable) == 2:
+                return {}, {}, "; ".join(f"{where}: {why}" for where, why in unreachable.items())
     return image_answers, chart_answers, None
+
+
+def _host(repository: str) -> str:
+    return urllib.parse.urlsplit(repository if "://" in repository else f"https://{repository}").netloc

@@ -340,13 +340,11 @@ def test_without_network_the_registry_checks_are_one_skipped_line() -> None:
     checks = registry_report(load_environment(name="dev"), client)
     (check,) = checks
     assert (check.check, check.subject, check.status) == ("images", "registries", Status.SKIP)
-    assert check.detail.startswith(
-        "skipped: no network access to the registries (registry.k8s.io/autoscaling/cluster-autoscaler:v1.36.1: "
-    )
+    assert check.detail.startswith("skipped: no network access to the registries (registry.k8s.io: ")
     assert "\n" not in check.detail and "Traceback" not in check.detail
 
 
-def test_look_up_stops_at_the_first_unreachable_registry_when_none_answered() -> None:
+def test_look_up_gives_up_after_two_unreachable_hosts_when_none_answered() -> None:
     port = _closed_port()
     asked: list[str] = []
 
@@ -354,9 +352,29 @@ def test_look_up_stops_at_the_first_unreachable_registry_when_none_answered() ->
         asked.append(where)
         return f"http://127.0.0.1:{port}"
 
-    images = [p for p in IMAGES if p.tag][:3]
-    assert look_up(RegistryClient(base_url=base_url), images, CHARTS)[:2] == ({}, {})
-    assert asked == [images[0].registry]
+    images = [p for p in IMAGES if p.tag and p.registry in ("registry.k8s.io", "public.ecr.aws")]
+    image_answers, chart_answers, offline = look_up(RegistryClient(base_url=base_url), images, CHARTS)
+    assert (image_answers, chart_answers) == ({}, {})
+    assert asked == ["registry.k8s.io", "public.ecr.aws"]  # each host once, then no more
+    assert offline is not None and offline.startswith("registry.k8s.io: ") and "; public.ecr.aws: " in offline
+
+
+def test_one_unreachable_registry_is_a_skip_of_its_own(registries: FakeRegistries) -> None:
+    closed = _closed_port()
+    registries.manifests.add(("public.ecr.aws", "karpenter/controller", "1.14.1"))
+
+    def base_url(where: str) -> str:
+        return f"http://127.0.0.1:{closed}" if where == "registry.k8s.io" else registries.base_url(where)
+
+    images = [
+        IMAGES_BY_REFERENCE[versions.SMOKE_TEST_IMAGE],
+        IMAGES_BY_REFERENCE["public.ecr.aws/karpenter/controller:1.14.1"],
+    ]
+    image_answers, _, offline = look_up(RegistryClient(base_url=base_url), images, [])
+    assert offline is None
+    assert image_answers["public.ecr.aws/karpenter/controller:1.14.1"].outcome is Outcome.FOUND
+    pause = image_check(images[0], image_answers[versions.SMOKE_TEST_IMAGE])
+    assert (pause.status, pause.detail.split(" (")[0]) == (Status.SKIP, "skipped: registry.k8s.io unreachable")
 
 
 def test_preflight_command_reports_registries_and_says_offline_in_one_line(
@@ -390,7 +408,7 @@ def test_preflight_command_reports_registries_and_says_offline_in_one_line(
     lines = out.getvalue().splitlines()
     (skipped,) = [line for line in lines if "registries" in line]
     assert skipped.split()[:3] == ["images", "registries", "SKIP"]
-    assert "skipped: no network access to the registries (registry.k8s.io/dra-driver-nvidia" in skipped
+    assert "skipped: no network access to the registries (registry.k8s.io: " in skipped
     assert lines[-1] == "0 ok, 0 warn, 0 fail, 1 skip"
     assert err.getvalue() == ""
 
