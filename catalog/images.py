@@ -226,6 +226,28 @@ IMAGES: tuple[ImagePin, ...] = (
 
 IMAGES_BY_REFERENCE: dict[str, ImagePin] = {pin.image: pin for pin in IMAGES}
 
+_EFA_DEFAULT = IMAGES_BY_REFERENCE[f"{versions.EFA_DEVICE_PLUGIN_IMAGE}:{versions.EFA_DEVICE_PLUGIN_IMAGE_TAG}"]
+_EFA_PATH = "/" + versions.EFA_DEVICE_PLUGIN_IMAGE.split("/", 1)[1]
+
+
+def regional_efa_pin(image: str) -> ImagePin | None:
+    """The EFA device plugin row for the same release in another region's EKS registry
+    (``<account>.dkr.ecr.<region>.amazonaws.com/eks/aws-efa-k8s-device-plugin:<the pinned tag>``): the
+    EKS registries carry the same images per region, so the chart default's row holds for it."""
+    registry, _, rest = image.partition("/")
+    parts = registry.split(".")
+    if len(parts) != 6 or parts[1:3] != ["dkr", "ecr"] or f"/{rest}" != f"{_EFA_PATH}:{_EFA_DEFAULT.tag}":
+        return None
+    if image == _EFA_DEFAULT.image:
+        return _EFA_DEFAULT
+    return ImagePin(
+        f"EFA device plugin ({parts[3]})",
+        image,
+        _EFA_DEFAULT.release,
+        f"{_EFA_DEFAULT.source}, the same release in the EKS registry of {parts[3]}",
+        verified=_EFA_DEFAULT.verified,
+    )
+
 
 def _chart(pin: versions.ChartPin, source: str, *, verified: bool = True) -> ChartSource:
     return ChartSource(pin, f"{pin.chart} {pin.version}", source, verified)

@@ -15,7 +15,15 @@ from enum import StrEnum
 from typing import Any
 
 from catalog import versions
-from catalog.images import CHARTS, IMAGES, IMAGES_BY_REFERENCE, ChartSource, ImagePin, karpenter_charts
+from catalog.images import (
+    CHARTS,
+    IMAGES,
+    IMAGES_BY_REFERENCE,
+    ChartSource,
+    ImagePin,
+    karpenter_charts,
+    regional_efa_pin,
+)
 from config.model import EnvironmentConfig
 from config.observability import PrometheusMode
 from policy.checks import Check, Status
@@ -59,7 +67,7 @@ def deployed_images(env: EnvironmentConfig) -> list[ImagePin]:
     if efa_pools(env):
         values = efa_device_plugin_values(env)
         efa = _values_image(values, versions.EFA_DEVICE_PLUGIN_IMAGE, versions.EFA_DEVICE_PLUGIN_IMAGE_TAG)
-        rows.append(_row("EFA device plugin", efa))
+        rows.append(regional_efa_pin(efa) or _row("EFA device plugin", efa))
     if env.observability.enabled and env.observability.prometheus is PrometheusMode.INSTALL:
         rows.extend(pin for pin in IMAGES if pin.deployed_by == versions.KUBE_PROMETHEUS_STACK_CHART)
     rows.append(_row("pause", versions.SMOKE_TEST_IMAGE))

@@ -21,7 +21,7 @@ import yaml
 
 from catalog import versions
 from catalog.cluster_autoscaler import CLUSTER_AUTOSCALER_RELEASES
-from catalog.images import CHARTS, CHECKED, IMAGES, IMAGES_BY_REFERENCE, ImagePin
+from catalog.images import CHARTS, CHECKED, IMAGES, IMAGES_BY_REFERENCE, ImagePin, regional_efa_pin
 from catalog.karpenter import KARPENTER_RELEASES
 from cli.registry import MANIFEST_TYPES, RegistryClient, look_up
 from config import load_environment
@@ -74,7 +74,8 @@ def unverified_release_acknowledgements(data: dict[str, Any]) -> list[str]:
 def test_every_image_and_chart_a_shipped_environment_deploys_has_a_row(name: str) -> None:
     env = load_environment(name=name)
     for pin in deployed_images(env):
-        assert IMAGES_BY_REFERENCE.get(pin.image) == pin, f"{name}: {pin.image} has no row in catalog/images.py"
+        row = IMAGES_BY_REFERENCE.get(pin.image) or regional_efa_pin(pin.image)
+        assert row == pin, f"{name}: {pin.image} has no row in catalog/images.py"
     for row in [*deployed_images(env), *deployed_charts(env)]:
         assert row.source and row.release and row.checked == CHECKED == "2026-12-03"
         assert row.verified or row.source.startswith("none"), row  # an unverified row says nothing confirms it
@@ -450,3 +451,20 @@ def test_readme_records_the_release_each_deployed_pin_was_checked_against() -> N
             assert shown in section, f"README's image pins miss {pin.image}"
         for chart in deployed_charts(load_environment(name=name)):
             assert f"{chart.pin.chart} {chart.pin.version}" in section or chart.pin.chart in section
+
+
+def test_efa_device_plugin_in_another_regions_eks_registry_keeps_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    import policy.images
+
+    east = "602401143452.dkr.ecr.us-east-1.amazonaws.com/eks/aws-efa-k8s-device-plugin"
+    values = {"image": {"repository": east, "tag": versions.EFA_DEVICE_PLUGIN_IMAGE_TAG}}
+    monkeypatch.setattr(policy.images, "efa_device_plugin_values", lambda env: values)
+    (efa,) = [p for p in deployed_images(load_environment(name="dev")) if "efa" in p.image]
+    assert (efa.image, efa.component, efa.release, efa.verified) == (
+        f"{east}:v0.5.20",
+        "EFA device plugin (us-east-1)",
+        "aws-efa-k8s-device-plugin chart v0.5.30",
+        True,
+    )
+    assert efa.source.endswith("the same release in the EKS registry of us-east-1")
+    assert regional_efa_pin(f"{east}:v0.5.99") is None  # another release needs its own row
