@@ -194,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     import boto3
     from botocore.exceptions import BotoCoreError, ClientError
 
+    aws_error: str | None = None
     try:
         checks = gather(
             env,
@@ -203,12 +204,16 @@ def main(argv: list[str] | None = None) -> int:
             now=datetime.now(UTC),
         )
     except (BotoCoreError, ClientError) as error:
-        print(f"error: preflight of {env.name} could not ask AWS: {first_line(error)}", file=sys.stderr)
-        return 2
+        aws_error, checks = first_line(error), []
     if not args.no_registries:
         checks += registry_report(env, registry_client())
     title = {"environment": env.name, "region": env.region, "command": "preflight"}
-    print(render(title, checks, json_output=args.json, heading=f"preflight {env.name} ({env.region})"))
+    if checks or aws_error is None:
+        heading = f"preflight {env.name} ({env.region})" + (": registries only" if aws_error else "")
+        print(render(title, checks, json_output=args.json, heading=heading))
+    if aws_error is not None:  # the registries were still asked: they need no AWS access
+        print(f"error: preflight of {env.name} could not ask AWS: {aws_error}", file=sys.stderr)
+        return 2
     return exit_code(checks)
 
 

@@ -468,3 +468,26 @@ def test_efa_device_plugin_in_another_regions_eks_registry_keeps_its_row(monkeyp
     )
     assert efa.source.endswith("the same release in the EKS registry of us-east-1")
     assert regional_efa_pin(f"{east}:v0.5.99") is None  # another release needs its own row
+
+
+def test_registries_are_still_looked_up_when_aws_cannot_be_asked(
+    monkeypatch: pytest.MonkeyPatch, registries: FakeRegistries
+) -> None:
+    from botocore.exceptions import NoCredentialsError
+
+    import cli.preflight
+
+    def no_credentials(env: Any, **kwargs: Any) -> list[Check]:
+        raise NoCredentialsError()
+
+    monkeypatch.setattr(cli.preflight, "gather", no_credentials)
+    monkeypatch.setattr(boto3, "client", lambda service, region_name: object())
+    _serve_everything(registries, "ci")
+    monkeypatch.setattr(cli.preflight, "registry_client", lambda: _client(registries))
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        assert cli.preflight.main(["--env", "ci"]) == 2
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "preflight ci (us-east-2): registries only"
+    assert lines[-1] == "3 ok, 1 warn, 0 fail, 0 skip"
+    assert err.getvalue() == "error: preflight of ci could not ask AWS: Unable to locate credentials\n"
