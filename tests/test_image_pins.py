@@ -491,3 +491,44 @@ def test_registries_are_still_looked_up_when_aws_cannot_be_asked(
     assert lines[0] == "preflight ci (us-east-2): registries only"
     assert lines[-1] == "3 ok, 1 warn, 0 fail, 0 skip"
     assert err.getvalue() == "error: preflight of ci could not ask AWS: Unable to locate credentials\n"
+
+
+def test_ecr_token_only_for_private_ecr_hosts(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cli.preflight import ecr_basic_auth
+
+    asked: list[str] = []
+
+    class Ecr:
+        def get_authorization_token(self) -> dict[str, Any]:
+            return {"authorizationData": [{"authorizationToken": ECR_TOKEN}]}
+
+    def client(service: str, region_name: str) -> Ecr:
+        asked.append(f"{service}/{region_name}")
+        return Ecr()
+
+    monkeypatch.setattr(boto3, "client", client)
+    assert ecr_basic_auth("602401143452.dkr.ecr.eu-west-1.amazonaws.com") == ECR_TOKEN
+    assert ecr_basic_auth("public.ecr.aws") is None
+    assert ecr_basic_auth("registry.k8s.io") is None
+    assert asked == ["ecr/eu-west-1"]
+
+
+def test_challenge_parameters_and_realms_with_a_query(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cli import registry
+
+    assert registry._challenge_params(
+        'Bearer realm="https://x/token?a=1",service="x",scope="repository:a/b:pull,push"'
+    ) == {
+        "realm": "https://x/token?a=1",
+        "service": "x",
+        "scope": "repository:a/b:pull,push",
+    }
+    opened: list[str] = []
+
+    def fake_open(self: RegistryClient, request: Any) -> tuple[int, Any, bytes]:
+        opened.append(request.full_url)
+        return 200, {}, json.dumps({"access_token": "t"}).encode()
+
+    monkeypatch.setattr(RegistryClient, "_open", fake_open)
+    assert RegistryClient()._token('Bearer realm="https://x/token?a=1",service="x"', "a/b") == "t"
+    assert opened == ["https://x/token?a=1&service=x&scope=repository%3Aa%2Fb%3Apull"]
