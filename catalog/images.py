@@ -142,10 +142,11 @@ IMAGES: tuple[ImagePin, ...] = (
         "NVIDIA device plugin",
         _image(versions.NVIDIA_DEVICE_PLUGIN_IMAGE, versions.NVIDIA_DEVICE_PLUGIN_IMAGE_TAG),
         f"nvidia-device-plugin chart {versions.NVIDIA_DEVICE_PLUGIN_CHART_VERSION}",
-        "none: older stored copies of NVIDIA/k8s-device-plugin's chart show the repository and that the tag is the "
-        f"chart's appVersion, but no stored source shows chart {versions.NVIDIA_DEVICE_PLUGIN_CHART_VERSION} or its "
-        "image",
-        verified=False,
+        "stored third-party pins of nvcr.io/nvidia/k8s-device-plugin:v0.18.2 (one by digest sha256:b5788e29e7ae..., "
+        "one of AKS's mirror mcr.microsoft.com/oss/v2/nvidia/k8s-device-plugin:v0.18.2) and of the upstream tag "
+        "v0.18.2's static manifest; older stored copies of NVIDIA/k8s-device-plugin's chart show the repository and "
+        "that the tag is the chart's appVersion",
+        verified=True,
     ),
     ImagePin(
         "EFA device plugin (chart default, us-west-2)",
@@ -280,7 +281,8 @@ CHARTS: tuple[ChartSource, ...] = (
     ),
     _chart(
         versions.NVIDIA_DEVICE_PLUGIN,
-        f"none: no stored source shows nvidia-device-plugin {versions.NVIDIA_DEVICE_PLUGIN_CHART_VERSION}",
+        f"none: no stored source shows the chart nvidia-device-plugin {versions.NVIDIA_DEVICE_PLUGIN_CHART_VERSION} "
+        "itself (its image is confirmed)",
         verified=False,
     ),
     _chart(versions.EFA_DEVICE_PLUGIN, f"{REFERENCE}/aws-efa-k8s-device-plugin-v0.5.30/Chart.yaml (version v0.5.30)"),

@@ -183,7 +183,7 @@ def test_the_check_finds_an_environment_that_acknowledges_an_unverified_release(
 # --- decisions -------------------------------------------------------------------------------------
 
 CA = IMAGES_BY_REFERENCE["registry.k8s.io/autoscaling/cluster-autoscaler:v1.36.1"]
-PLUGIN = IMAGES_BY_REFERENCE["nvcr.io/nvidia/k8s-device-plugin:v0.18.2"]
+LATER_CA = IMAGES_BY_REFERENCE["registry.k8s.io/autoscaling/cluster-autoscaler:v1.37.0"]
 
 
 def test_found_verified_image_is_ok_with_its_release_and_date() -> None:
@@ -196,11 +196,11 @@ def test_found_verified_image_is_ok_with_its_release_and_date() -> None:
 
 
 def test_found_unverified_image_is_a_warning() -> None:
-    assert image_check(PLUGIN, Lookup(Outcome.FOUND, "sha256:def")) == Check(
+    assert image_check(LATER_CA, Lookup(Outcome.FOUND, "sha256:def")) == Check(
         "image",
-        "nvcr.io/nvidia/k8s-device-plugin:v0.18.2",
+        "registry.k8s.io/autoscaling/cluster-autoscaler:v1.37.0",
         Status.WARN,
-        "resolves (sha256:def), but no source confirms nvidia-device-plugin chart 0.18.2 (catalog/images.py)",
+        "resolves (sha256:def), but no source confirms cluster-autoscaler-1.37.0 (catalog/images.py)",
         "record the source that confirms the release in catalog/images.py and set verified=True",
     )
 
