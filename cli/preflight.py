@@ -5,12 +5,16 @@ EC2 vCPU quotas of its instance families (Service Quotas), the instance types of
 in each configured zone, its capacity reservations and Capacity Blocks (for Karpenter pools:
 what each ``capacity_reservations`` selector selects, by id or by tags), and whether EKS
 offers the Kubernetes version in the region; and, locally, that Docker answers (``make deploy``
-builds the gang exporter image with it). Prints a table (or ``--json``); exits 1
-when a check fails, 2 when the environment or AWS access is broken.
+builds the gang exporter image with it). Then, where there is network access, whether each
+image and chart the environment deploys (``policy/images.py``, rows in ``catalog/images.py``)
+resolves in its registry or chart repository (``cli/registry.py``); without network access that
+part is one skipped line with the reason (``--no-registries`` leaves it out). Prints a table (or
+``--json``); exits 1 when a check fails, 2 when the environment or AWS access is broken.
 
 Permissions: ``servicequotas:GetServiceQuota``, ``servicequotas:GetAWSDefaultServiceQuota``,
 ``ec2:DescribeInstanceTypeOfferings``, ``ec2:DescribeCapacityReservations``,
-``eks:DescribeClusterVersions``.
+``eks:DescribeClusterVersions``; ``ecr:GetAuthorizationToken`` to look up images in a private ECR
+registry (the EKS registry of the EFA device plugin; skipped without it).
 """
 
 from __future__ import annotations
@@ -26,9 +30,11 @@ from typing import Any
 from catalog import versions
 from catalog.quotas import SERVICE_CODE
 from cli.environment_args import add_environment_args, load_selected
+from cli.registry import RegistryClient, look_up
 from cli.report import exit_code, first_line, render
 from config import ConfigError, EnvironmentConfig
 from policy.checks import Check
+from policy.images import deployed_charts, deployed_images, offline_check, registry_checks
 from policy.preflight import (
     EksVersion,
     Reservation,
@@ -169,10 +175,42 @@ def gather(env: EnvironmentConfig, *, ec2: Any, service_quotas: Any, eks: Any, n
     )
 
 
+def ecr_basic_auth(registry: str) -> str | None:
+    """An ECR authorization token (``base64(AWS:password)``) for a private ECR registry host, or ``None``."""
+    parts = registry.split(".")
+    if len(parts) < 6 or parts[1:3] != ["dkr", "ecr"]:
+        return None
+    import boto3
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    try:
+        data = boto3.client("ecr", region_name=parts[3]).get_authorization_token()["authorizationData"]
+    except (BotoCoreError, ClientError):
+        return None
+    return str(data[0]["authorizationToken"]) if data else None
+
+
+def registry_client() -> RegistryClient:
+    """The client ``main`` asks registries with (tests put a loopback registry in its place)."""
+    return RegistryClient(basic_auth=ecr_basic_auth)
+
+
+def registry_report(env: EnvironmentConfig, client: RegistryClient) -> list[Check]:
+    """One check per pinned image and chart ``env`` deploys, or one skipped line without network access."""
+    images, charts = deployed_images(env), deployed_charts(env)
+    image_answers, chart_answers, offline = look_up(client, images, charts)
+    if offline is not None:
+        return [offline_check(offline)]
+    return registry_checks(images, charts, image_answers, chart_answers)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_environment_args(parser)
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument(
+        "--no-registries", action="store_true", help="do not look the pinned images and charts up in their registries"
+    )
     args = parser.parse_args(argv)
     try:
         env = load_selected(args)
@@ -184,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
 
     version, problem = read_docker() if env.observability.enabled else (None, None)
     docker = docker_check(env, server_version=version, problem=problem)
+    aws_error: str | None = None
     try:
         checks = [
             docker,
@@ -196,10 +235,16 @@ def main(argv: list[str] | None = None) -> int:
             ),
         ]
     except (BotoCoreError, ClientError) as error:
-        print(f"error: preflight of {env.name} could not ask AWS: {first_line(error)}", file=sys.stderr)
-        return 2
+        aws_error, checks = first_line(error), [docker]
+    if not args.no_registries:
+        checks += registry_report(env, registry_client())
     title = {"environment": env.name, "region": env.region, "command": "preflight"}
-    print(render(title, checks, json_output=args.json, heading=f"preflight {env.name} ({env.region})"))
+    if checks or aws_error is None:
+        heading = f"preflight {env.name} ({env.region})" + (": registries only" if aws_error else "")
+        print(render(title, checks, json_output=args.json, heading=heading))
+    if aws_error is not None:  # the registries were still asked: they need no AWS access
+        print(f"error: preflight of {env.name} could not ask AWS: {aws_error}", file=sys.stderr)
+        return 2
     return exit_code(checks)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from catalog.cluster_autoscaler import CLUSTER_AUTOSCALER_RELEASES, RELEASES_URL
+from catalog.cluster_autoscaler import CLUSTER_AUTOSCALER_RELEASES, MAX_MINORS_BEHIND, RELEASES_URL
 from catalog.efa import EFA_SUPPORT
 from catalog.instances import GPU_FAMILIES, INSTANCE_TYPES, MIG_PROFILES
 from catalog.priority_tiers import TIERS
@@ -409,12 +409,24 @@ def _check_cluster_autoscaler(env: EnvironmentConfig) -> None:
             "not a release in catalog/cluster_autoscaler.py",
             f"use one of {', '.join(CLUSTER_AUTOSCALER_RELEASES)} or add a checked row to the table",
         )
-    if release.kubernetes_minor != KUBERNETES_MINOR:
+    behind = release.minors_behind(KUBERNETES_MINOR)
+    if behind < 0 or behind > MAX_MINORS_BEHIND:
+        major, _, minor = KUBERNETES_MINOR.partition(".")
         raise ConfigError(
             "cluster_autoscaler.version",
             config.version,
             f"Cluster Autoscaler's minor must match the cluster's Kubernetes {KUBERNETES_MINOR}",
-            f"use a {KUBERNETES_MINOR}.x release",
+            f"use a {KUBERNETES_MINOR}.x release, or a {major}.{int(minor) - MAX_MINORS_BEHIND}.x release with "
+            "cluster_autoscaler.acknowledge_version_skew: true",
+        )
+    if behind and not config.acknowledge_version_skew:
+        raise ConfigError(
+            "cluster_autoscaler.version",
+            config.version,
+            f"Cluster Autoscaler {config.version} is built for Kubernetes {release.kubernetes_minor}, one minor behind "
+            f"the cluster's {KUBERNETES_MINOR}, and its minor should match the cluster's",
+            "set cluster_autoscaler.acknowledge_version_skew: true to run it until a "
+            f"{KUBERNETES_MINOR}.x release is confirmed, or use a confirmed {KUBERNETES_MINOR}.x release",
         )
     if not release.verified and not config.acknowledge_unverified_release:
         raise ConfigError(

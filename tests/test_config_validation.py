@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from catalog.cluster_autoscaler import CLUSTER_AUTOSCALER_RELEASES, ClusterAutoscalerRelease
 from config import ConfigError, load_environment
 from tests import yaml_files
 from tests.conftest import EXAMPLE_ENVIRONMENTS, env_from
@@ -352,8 +353,27 @@ def test_fails_placement_group_across_zones(dev_data: dict[str, Any]) -> None:
     )
 
 
-def test_fails_unverified_cluster_autoscaler_without_acknowledgement(dev_data: dict[str, Any]) -> None:
+def test_fails_cluster_autoscaler_version_skew_without_acknowledgement(dev_data: dict[str, Any]) -> None:
     del dev_data["cluster_autoscaler"]
+    assert _fails(dev_data) == (
+        "cluster_autoscaler.version: Cluster Autoscaler 1.36.1 is built for Kubernetes 1.36, one minor behind the "
+        "cluster's 1.37, and its minor should match the cluster's (got '1.36.1'); fix: set "
+        "cluster_autoscaler.acknowledge_version_skew: true to run it until a 1.37.x release is confirmed, or use a "
+        "confirmed 1.37.x release"
+    )
+
+
+def test_acknowledged_cluster_autoscaler_version_skew_loads(dev_data: dict[str, Any]) -> None:
+    config = env_from(dev_data).cluster_autoscaler
+    assert (config.version, config.acknowledge_version_skew, config.acknowledge_unverified_release) == (
+        "1.36.1",
+        True,
+        False,
+    )
+
+
+def test_fails_unverified_cluster_autoscaler_without_acknowledgement(dev_data: dict[str, Any]) -> None:
+    dev_data["cluster_autoscaler"] = {"version": "1.37.0"}
     assert _fails(dev_data) == (
         "cluster_autoscaler.version: this release's row is an assumption: no such tag upstream was checked yet "
         "(got '1.37.0'); fix: check https://github.com/kubernetes/autoscaler/releases, then set verified=True on "
@@ -361,11 +381,23 @@ def test_fails_unverified_cluster_autoscaler_without_acknowledgement(dev_data: d
     )
 
 
-def test_fails_cluster_autoscaler_of_another_minor(dev_data: dict[str, Any]) -> None:
-    dev_data["cluster_autoscaler"]["version"] = "1.36.1"
+def test_fails_cluster_autoscaler_two_minors_behind(dev_data: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(CLUSTER_AUTOSCALER_RELEASES, "1.35.0", ClusterAutoscalerRelease("1.35.0", "1.35", True))
+    dev_data["cluster_autoscaler"]["version"] = "1.35.0"
     assert _fails(dev_data) == (
         "cluster_autoscaler.version: Cluster Autoscaler's minor must match the cluster's Kubernetes 1.37 "
-        "(got '1.36.1'); fix: use a 1.37.x release"
+        "(got '1.35.0'); fix: use a 1.37.x release, or a 1.36.x release with "
+        "cluster_autoscaler.acknowledge_version_skew: true"
+    )
+
+
+def test_fails_cluster_autoscaler_newer_than_the_cluster(
+    dev_data: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(CLUSTER_AUTOSCALER_RELEASES, "1.38.0", ClusterAutoscalerRelease("1.38.0", "1.38", True))
+    dev_data["cluster_autoscaler"]["version"] = "1.38.0"
+    assert _fails(dev_data).startswith(
+        "cluster_autoscaler.version: Cluster Autoscaler's minor must match the cluster's Kubernetes 1.37 (got '1.38.0')"
     )
 
 
@@ -380,7 +412,7 @@ def test_fails_unknown_cluster_autoscaler_release(dev_data: dict[str, Any]) -> N
 def test_no_cluster_autoscaler_rules_without_autoscaled_pools(dev_data: dict[str, Any]) -> None:
     del dev_data["cluster_autoscaler"]
     _pool(dev_data, 1).update(scaling="static", min_size=4)
-    assert env_from(dev_data).cluster_autoscaler.acknowledge_unverified_release is False
+    assert env_from(dev_data).cluster_autoscaler.acknowledge_version_skew is False
 
 
 def test_fails_node_group_name_too_long(dev_data: dict[str, Any]) -> None:

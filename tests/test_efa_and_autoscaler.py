@@ -15,6 +15,7 @@ from catalog.efa import EFA_SUPPORT
 from catalog.instances import INSTANCE_TYPES
 from catalog.versions import CLUSTER_AUTOSCALER_CHART_VERSION, CLUSTER_AUTOSCALER_VERSION, KUBERNETES_MINOR
 from config import load_environment
+from config.load import REPO_ROOT
 from config.model import CapacityProvider, CapacityType
 from policy.acknowledgements import AcknowledgedRisk, Acknowledgement, cluster_autoscaler_risks
 from policy.cluster_autoscaler import cluster_autoscaler_values, node_template_tags
@@ -30,7 +31,7 @@ from policy.efa import (
 from policy.node_pools import autoscaled_pools, efa_enabled, efa_interfaces_per_node, node_group_plans
 from tests import yaml_files
 from tests.chart_values import unknown_keys
-from tests.conftest import EXAMPLE_ENVIRONMENTS, REFERENCE, require_reference, shipped_render
+from tests.conftest import EXAMPLE_ENVIRONMENTS, REFERENCE, env_from, require_reference, shipped_render
 
 EFA_TABLE = REFERENCE / "aws-instance-network" / "efa-instance-types.yaml"
 CA_CHART = REFERENCE / f"cluster-autoscaler-chart-{CLUSTER_AUTOSCALER_CHART_VERSION}"
@@ -114,9 +115,11 @@ def test_cluster_autoscaler_values_exist_in_the_chart() -> None:
     chart = _reference(CA_CHART / "values.yaml")
     ours = cluster_autoscaler_values(load_environment(name="prod-example"))
     assert unknown_keys(ours, chart, free_form=("extraArgs", "expanderPriorities")) == []
-    # The chart's default image is older than the cluster: the tag is always set, to the cluster's minor.
-    assert chart["image"]["tag"] != ours["image"]["tag"] == f"v{CLUSTER_AUTOSCALER_VERSION}"
-    assert CLUSTER_AUTOSCALER_RELEASES[CLUSTER_AUTOSCALER_VERSION].kubernetes_minor == KUBERNETES_MINOR
+    # The chart's default image (v1.35.0) is older than the pin: the tag is always set, to the newest confirmed
+    # release, one minor behind the cluster until a 1.37.x is confirmed.
+    assert chart["image"]["tag"] != ours["image"]["tag"] == f"v{CLUSTER_AUTOSCALER_VERSION}" == "v1.36.1"
+    pinned = CLUSTER_AUTOSCALER_RELEASES[CLUSTER_AUTOSCALER_VERSION]
+    assert pinned.verified and pinned.minors_behind(KUBERNETES_MINOR) == 1
     assert chart["autoDiscovery"]["tags"] == [
         "k8s.io/cluster-autoscaler/enabled",
         "k8s.io/cluster-autoscaler/{{ .Values.autoDiscovery.clusterName }}",
@@ -383,10 +386,27 @@ def test_capacity_block_launch_template_as_eks_requires(synthesized: Synth) -> N
     assert len(block["NetworkInterfaces"]) == 16
 
 
-def test_acknowledged_unverified_cluster_autoscaler_release_is_an_acknowledged_risk(
+def test_acknowledged_cluster_autoscaler_version_skew_is_an_acknowledged_risk(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     assert cluster_autoscaler_risks(load_environment(name="dev")) == [
+        AcknowledgedRisk(
+            Acknowledgement.CLUSTER_AUTOSCALER_VERSION_SKEW,
+            "cluster_autoscaler.version",
+            "Cluster Autoscaler 1.36.1 is built for Kubernetes 1.36 and runs on the cluster's 1.37, although its "
+            "minor should match the cluster's (no 1.37.x release is confirmed); deploying it anyway because "
+            "cluster_autoscaler.acknowledge_version_skew is true",
+        )
+    ]
+    assert cluster_autoscaler_risks(load_environment(name="ci")) == []  # nothing autoscaled, nothing installed
+
+
+def test_acknowledged_unverified_cluster_autoscaler_release_is_an_acknowledged_risk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    data = yaml_files.load((REPO_ROOT / "environments" / "dev.yaml").read_text())
+    data["cluster_autoscaler"] = {"version": "1.37.0", "acknowledge_unverified_release": True}
+    assert cluster_autoscaler_risks(env_from(data)) == [
         AcknowledgedRisk(
             Acknowledgement.CLUSTER_AUTOSCALER_UNVERIFIED_RELEASE,
             "cluster_autoscaler.version",
@@ -395,14 +415,13 @@ def test_acknowledged_unverified_cluster_autoscaler_release_is_an_acknowledged_r
             "cluster_autoscaler.acknowledge_unverified_release is true",
         )
     ]
-    assert cluster_autoscaler_risks(load_environment(name="ci")) == []  # nothing autoscaled, nothing installed
     pinned = CLUSTER_AUTOSCALER_RELEASES["1.37.0"]
     monkeypatch.setitem(CLUSTER_AUTOSCALER_RELEASES, "1.37.0", dataclasses.replace(pinned, verified=True))
-    assert cluster_autoscaler_risks(load_environment(name="dev")) == []
+    assert cluster_autoscaler_risks(env_from(data)) == []
 
 
 @pytest.mark.synth
-def test_unverified_cluster_autoscaler_release_is_a_cdk_warning(synthesized: Synth) -> None:
+def test_cluster_autoscaler_version_skew_is_a_cdk_warning(synthesized: Synth) -> None:
     import json
 
     outdir = synthesized("dev")["__outdir__"]
@@ -411,7 +430,7 @@ def test_unverified_cluster_autoscaler_release_is_a_cdk_warning(synthesized: Syn
         e["data"] for e in metadata.get("/gpu-cluster-dev/ClusterAutoscaler", []) if e["type"] == "aws:cdk:warning"
     ]
     (risk,) = cluster_autoscaler_risks(load_environment(name="dev"))
-    assert warnings == [f"{risk.text} [ack: gpu-platform:cluster_autoscaler.acknowledge_unverified_release]"]
+    assert warnings == [f"{risk.text} [ack: gpu-platform:cluster_autoscaler.acknowledge_version_skew]"]
     ci = json.loads((synthesized("ci")["__outdir__"] / "gpu-cluster-ci.metadata.json").read_text())
     assert "/gpu-cluster-ci/ClusterAutoscaler" not in ci  # nothing autoscaled, nothing installed
 

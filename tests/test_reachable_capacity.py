@@ -83,8 +83,13 @@ def test_non_preempting_gang_can_rely_on_autoscaled_headroom() -> None:
 
 
 def _karpenter_data() -> dict[str, Any]:
+    """The Karpenter example with DRA on its Karpenter pools: only the unconfirmed 1.15.0 allows that."""
     data: dict[str, Any] = yaml_files.load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
     data["platform"]["teams"] = {"llm-research": {"namespace": "team-llm-research", "tiers": ["standard"]}}
+    data["platform"]["device_classes"] += ["l40s"]
+    data["karpenter"] = {"version": "1.15.0", "acknowledge_unverified_release": True}
+    for pool in data["gpu_pools"][:2]:
+        pool.update(dra=True, device_plugin=False)
     return data
 
 

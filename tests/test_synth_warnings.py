@@ -55,15 +55,15 @@ def _risky_data() -> dict[str, Any]:
     data = example_data()
     data["cluster"].update(public_access_cidrs=["0.0.0.0/0"], acknowledge_public_endpoint_open_to_internet=True)
     data["gpu_pools"][2].update(scaling="autoscaled", min_size=1)
-    data["cluster_autoscaler"] = {"acknowledge_unverified_release": True}
+    data["cluster_autoscaler"] = {"acknowledge_version_skew": True}
     return data
 
 
 def test_every_acknowledged_risk_in_use_is_listed_in_order() -> None:
     assert [r.acknowledgement for r in acknowledged_risks(env_from(_risky_data()))] == [
         Acknowledgement.PUBLIC_ENDPOINT_OPEN_TO_INTERNET,
-        Acknowledgement.KARPENTER_UNVERIFIED_RELEASE,
-        Acknowledgement.CLUSTER_AUTOSCALER_UNVERIFIED_RELEASE,
+        Acknowledgement.KARPENTER_UNSUPPORTED_KUBERNETES,
+        Acknowledgement.CLUSTER_AUTOSCALER_VERSION_SKEW,
     ]
     assert acknowledged_risks(load_environment(name="ci")) == []
 
@@ -101,11 +101,11 @@ def test_each_acknowledged_risk_is_a_cdk_warning_on_its_construct_and_building_p
         ),
         (
             "/gpu-cluster-risky/Karpenter",
-            f"{karpenter.text} [ack: gpu-platform:karpenter.acknowledge_unverified_release]",
+            f"{karpenter.text} [ack: gpu-platform:karpenter.acknowledge_unsupported_kubernetes]",
         ),
         (
             "/gpu-cluster-risky/ClusterAutoscaler",
-            f"{autoscaler.text} [ack: gpu-platform:cluster_autoscaler.acknowledge_unverified_release]",
+            f"{autoscaler.text} [ack: gpu-platform:cluster_autoscaler.acknowledge_version_skew]",
         ),
     ]
 
@@ -125,7 +125,7 @@ def test_imported_subnets_give_one_actionable_warning_instead_of_six(synthesized
 
 @pytest.mark.synth
 def test_created_vpcs_synthesize_without_network_warnings(synthesized: Synth) -> None:
-    # dev's acknowledged Cluster Autoscaler release is a CDK warning, which make synth prints from the config.
+    # dev's acknowledged Cluster Autoscaler version skew is a CDK warning, which make synth prints from the config.
     assert cdk_warnings(_assembly(synthesized, "dev")) == []
 
 
@@ -152,7 +152,7 @@ def test_make_synth_prints_each_cdk_warning_as_one_line(tmp_path: Any, synthesiz
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning: ")]
     # The acknowledged risk once (from the configuration, by the renderer), then the CDK's own warning.
     (risk,) = acknowledged_risks(load_environment(name="prod-example"))
-    assert risk.acknowledgement is Acknowledgement.CLUSTER_AUTOSCALER_UNVERIFIED_RELEASE
+    assert risk.acknowledgement is Acknowledgement.CLUSTER_AUTOSCALER_VERSION_SKEW
     assert [w.split(": ", 2)[1] for w in warnings] == [risk.field, "/gpu-cluster-prod-example/Cluster"]
     assert warnings[0] == f"warning: {risk.text}"
     assert "kubernetes.io/role/internal-elb=1" in warnings[1]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import socket
 from collections.abc import Iterator
 from contextlib import redirect_stdout
 from dataclasses import dataclass, field
@@ -332,8 +333,16 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
         return built[service]
 
     monkeypatch.setattr(boto3, "client", client)
+    # No registry is reachable here (a closed loopback port): the image checks are one skipped line.
     import cli.preflight
+    from cli.registry import RegistryClient
 
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setattr(
+        cli.preflight, "registry_client", lambda: RegistryClient(base_url=lambda where: f"http://127.0.0.1:{port}")
+    )
     monkeypatch.setattr(cli.preflight, "read_docker", lambda: ("27.3.1", None))
     yield world
 
@@ -355,7 +364,8 @@ def test_command_prints_a_table_and_exits_zero(aws: World, monkeypatch: pytest.M
     assert lines[0] == "preflight fixed-example (us-east-1)"
     assert lines[1].split() == ["CHECK", "SUBJECT", "STATUS", "DETAIL"]
     assert lines[2].split()[:3] == ["docker", "gang", "exporter"]  # the local check first, then AWS's
-    assert lines[-1] == "19 ok, 0 warn, 0 fail, 0 skip"
+    assert lines[-1] == "19 ok, 0 warn, 0 fail, 1 skip"
+    assert lines[-2].split()[:3] == ["images", "registries", "SKIP"]
 
 
 def test_command_json_and_exit_code_on_failure(aws: World, monkeypatch: pytest.MonkeyPatch) -> None:

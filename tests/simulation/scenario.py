@@ -29,7 +29,7 @@ def environment(pools: list[dict[str, Any]], *, topology: bool = True) -> Enviro
     gates = ["GenericWorkload", "TopologyAwareWorkloadScheduling"] if topology else ["GenericWorkload"]
     extra: dict[str, Any] = {}
     if "cluster_autoscaler" in EnvironmentConfig.model_fields:
-        extra["cluster_autoscaler"] = {"acknowledge_unverified_release": True}
+        extra["cluster_autoscaler"] = {"acknowledge_version_skew": True}
     return parse_environment(
         {
             **extra,
