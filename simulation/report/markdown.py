@@ -78,6 +78,16 @@ def report_markdown(report: dict[str, Any]) -> str:
         f"({title['command']}). The same numbers are in `report.json`, gang by gang under `podgroups`; metric "
         f"names and labels are the gang exporter's. {compared} Both runs count the same "
         f"{gang['groups']} gangs; `groups` is the sample of each row.",
+        *(
+            [
+                "",
+                f"{title['environment']}'s runs take the fallback form (no PodGroup: EKS 1.37 does not serve "
+                f"GenericWorkload), so on its cluster they behave as `{other}`; `{main}` is what native gang "
+                'scheduling would give them (SUMMARY.md, "Control plane").',
+            ]
+            if title.get("gang_form") == "fallback"
+            else []
+        ),
         "",
         f"## Time from PodGroup creation to scheduled (`{TIME_TO_SCHEDULED}`)",
         "",
