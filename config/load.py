@@ -6,6 +6,7 @@ import json
 import types
 import typing
 from datetime import date
+from ipaddress import AddressValueError, IPv4Network, NetmaskValueError
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -14,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 from config.errors import ConfigError, describe_kind
 from config.files import read_yaml_file
 from config.model import EnvironmentConfig
+from config.model_base import PATTERN_WORDS
 from config.validate import validate_environment
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -125,6 +127,7 @@ def _inner_model(annotation: Any) -> Any:
 
 
 def _from_pydantic(error: ValidationError, root: type[BaseModel] = EnvironmentConfig) -> ConfigError:
+    """The first error pydantic found, in our words: the values a field allows, never pydantic's text or a pattern."""
     first = error.errors()[0]
     loc = tuple(p for p in first["loc"] if not (isinstance(p, str) and ("[" in p or "function" in p)))
     field = _path(loc)
@@ -137,13 +140,102 @@ def _from_pydantic(error: ValidationError, root: type[BaseModel] = EnvironmentCo
         return ConfigError(field, value, "unknown key", f"remove it or use one of: {allowed}")
     if kind == "missing":
         return ConfigError(field, None, "required key is missing", f"add '{loc[-1]}' (see README settings)")
-    if kind == "enum":
+    if kind in ("enum", "literal_error"):
         return ConfigError(field, value, "not an allowed value", f"use one of {ctx.get('expected')}")
     if kind == "string_pattern_mismatch":
-        return ConfigError(field, value, "malformed value", f"match the pattern {ctx.get('pattern')}")
+        words = PATTERN_WORDS.get(str(ctx.get("pattern")), "the form the README settings table describes")
+        return ConfigError(field, value, "not in the allowed form", f"use {words}")
+    if kind in ("string_too_long", "too_long"):
+        most = ctx.get("max_length")
+        unit = "characters" if kind == "string_too_long" else "entries"
+        return ConfigError(field, value, f"more than {most} {unit}", f"use at most {most} {unit}")
+    if kind in ("string_too_short", "too_short"):
+        least = ctx.get("min_length")
+        unit = "characters" if kind == "string_too_short" else "entries"
+        if least == 1:
+            empty = "an empty string" if kind == "string_too_short" else "an empty list"
+            return ConfigError(
+                field, value, empty, "give at least one" + (" character" if unit == "characters" else "")
+            )
+        return ConfigError(field, value, f"fewer than {least} {unit}", f"use at least {least} {unit}")
+    if kind in _BOUNDS:
+        low, high = _bounds(loc, root)
+        key, missed = _BOUNDS[kind]
+        return ConfigError(field, value, f"{missed} {ctx.get(key)}", f"use {_range_words(low, high)}")
+    if kind.startswith("datetime") or kind.startswith("date_"):
+        return ConfigError(
+            field,
+            value,
+            "not a date and time",
+            "write it quoted, in ISO 8601 with its zone, e.g. '2027-01-15T11:30:00Z'",
+        )
+    if kind == "value_error" and _is_cidr_error(ctx.get("error")):
+        return _cidr_error(field, value)
     if kind in _EXPECTED:
         return ConfigError(field, value, f"{describe_kind(value)} where {_EXPECTED[kind]} belongs", _TYPE_FIX)
-    return ConfigError(field, value, first["msg"], "correct the value (see README settings)")
+    return ConfigError(field, value, "not a valid value for this setting", "correct the value (see README settings)")
+
+
+_BOUNDS = {
+    "greater_than_equal": ("ge", "less than"),
+    "greater_than": ("gt", "not more than"),
+    "less_than_equal": ("le", "more than"),
+    "less_than": ("lt", "not less than"),
+}
+"""pydantic's bound errors: the ``ctx`` key of the bound, and how the value misses it."""
+
+
+def _bounds(loc: tuple[int | str, ...], root: type[BaseModel]) -> tuple[int | None, int | None]:
+    """The inclusive ``(ge, le)`` bounds of the number field at ``loc``, from its ``Field`` constraints."""
+    owner = _model_at(loc[:-1], root) if loc and isinstance(loc[-1], str) else None
+    if owner is None or not isinstance(loc[-1], str):
+        return None, None
+    low = high = None
+    for meta in _metadata(owner.model_fields[loc[-1]].annotation) + list(owner.model_fields[loc[-1]].metadata):
+        low = getattr(meta, "ge", None) if getattr(meta, "ge", None) is not None else low
+        high = getattr(meta, "le", None) if getattr(meta, "le", None) is not None else high
+    return low, high
+
+
+def _metadata(annotation: Any) -> list[Any]:
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return list(getattr(annotation, "__metadata__", ()))
+    if origin in (typing.Union, types.UnionType):
+        return [m for arg in typing.get_args(annotation) for m in _metadata(arg)]
+    return []
+
+
+def _range_words(low: int | None, high: int | None) -> str:
+    if low is not None and high is not None:
+        return f"a whole number from {low} to {high}"
+    if low is not None:
+        return f"a whole number of at least {low}"
+    if high is not None:
+        return f"a whole number of at most {high}"
+    return "a value in the range the README settings table gives"
+
+
+def _is_cidr_error(error: object) -> bool:
+    return isinstance(error, (AddressValueError, NetmaskValueError)) or "host bits set" in str(error)
+
+
+def _cidr_error(field: str, value: object) -> ConfigError:
+    try:
+        network = IPv4Network(str(value), strict=False)
+    except ValueError:
+        return ConfigError(
+            field,
+            value,
+            "not an IPv4 CIDR block",
+            "write four numbers 0-255 joined by '.', then '/' and a prefix length 0-32, e.g. 10.0.0.0/16",
+        )
+    return ConfigError(
+        field,
+        value,
+        f"the address has bits set after its /{network.prefixlen} prefix",
+        f"write the block's first address: {network}",
+    )
 
 
 _EXPECTED = {

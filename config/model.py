@@ -11,12 +11,12 @@ from enum import StrEnum
 from ipaddress import IPv4Network
 from typing import Annotated
 
-from pydantic import Field, StringConstraints
+from pydantic import Field
 
 from config.cluster_autoscaler import ClusterAutoscalerConfig
 from config.ephemeral import EphemeralConfig
 from config.karpenter import KarpenterConfig, KarpenterPoolConfig
-from config.model_base import DnsLabel, LabelKey, LabelValue, Model, ZoneName
+from config.model_base import AccountId, DnsLabel, LabelKey, LabelValue, Model, ZoneName, text
 from config.observability import ObservabilityConfig
 from config.platform import PlatformConfig
 
@@ -87,7 +87,14 @@ class ClusterConfig(Model):
     acknowledge_public_endpoint_open_to_internet: bool = False
     """Allow a ``/0`` range in ``public_access_cidrs``: the API server then answers every address."""
     admin_principal_arns: tuple[
-        Annotated[str, StringConstraints(pattern=r"^arn:aws(-[a-z]+)*:iam::\d{12}:(role|user)/[\w+=,.@/-]+$")], ...
+        Annotated[
+            str,
+            text(
+                r"^arn:aws(-[a-z]+)*:iam::\d{12}:(role|user)/[\w+=,.@/-]+$",
+                "an IAM role or user ARN: arn:aws:iam::<12-digit account>:role/<name> or ...:user/<name>",
+            ),
+        ],
+        ...,
     ] = ()
     """IAM principals given cluster-admin through EKS access entries."""
     scheduler_bin_packing: bool = False
@@ -105,9 +112,12 @@ class ClusterConfig(Model):
 
 
 class ExistingVpc(Model):
-    vpc_id: Annotated[str, StringConstraints(pattern=r"^vpc-[0-9a-f]{8,17}$")]
+    vpc_id: Annotated[str, text(r"^vpc-[0-9a-f]{8,17}$", "a VPC id: vpc- and 8 or 17 hexadecimal digits")]
     """Id of the VPC to use."""
-    private_subnet_ids: dict[ZoneName, Annotated[str, StringConstraints(pattern=r"^subnet-[0-9a-f]{8,17}$")]]
+    private_subnet_ids: dict[
+        ZoneName,
+        Annotated[str, text(r"^subnet-[0-9a-f]{8,17}$", "a subnet id: subnet- and 8 or 17 hexadecimal digits")],
+    ]
     """One private node subnet per zone; the zones of this map are the VPC's zones."""
 
 
@@ -144,14 +154,22 @@ class SystemNodeGroupConfig(Model):
 class Capacity(Model):
     type: CapacityType = CapacityType.ON_DEMAND
     """How the pool's instances are bought."""
-    reservation_id: Annotated[str, StringConstraints(pattern=r"^cr-[0-9a-f]{8,17}$")] | None = None
+    reservation_id: (
+        Annotated[str, text(r"^cr-[0-9a-f]{8,17}$", "a capacity reservation id: cr- and 8 or 17 hexadecimal digits")]
+        | None
+    ) = None
     """Capacity Block reservation (``cr-...``); required for ``capacity_block``."""
     ends_at: datetime | None = None
     """End of the Capacity Block (UTC). A schedule then scales the node group to 0 nodes
     ``scale_in_minutes_before_end`` before it, so no node is cut off mid-step by the block's end."""
     scale_in_minutes_before_end: Annotated[int, Field(ge=5, le=1440)] | None = None
     """How long before ``ends_at`` the group scales in (default 60): time for a job to checkpoint and stop."""
-    placement_group: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9._-]{1,255}$")] | None = None
+    placement_group: (
+        Annotated[
+            str, text(r"^[A-Za-z0-9._-]{1,255}$", "a placement group name: 1-255 letters, digits, '.', '_' or '-'")
+        ]
+        | None
+    ) = None
     """Name of the cluster placement group the Capacity Block was reserved in, if any: only then may
     the pool's nodes launch into a placement group (into that one)."""
 
@@ -220,9 +238,9 @@ class FeatureGatesConfig(Model):
 class EnvironmentConfig(Model):
     name: DnsLabel
     """Environment name; names the stacks and ``dist/<name>/``."""
-    account: Annotated[str, StringConstraints(pattern=r"^\d{12}$")] | None = None
+    account: AccountId | None = None
     """Target account. Leave empty for an environment-agnostic synth."""
-    region: Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-[a-z]+)+-\d$")]
+    region: Annotated[str, text(r"^[a-z]{2}(-[a-z]+)+-\d$", "an AWS region name (e.g. us-west-2)")]
     """AWS region of the cluster."""
     long_lived: bool = False
     """Turns on deletion protection and retains the secrets key on stack deletion."""

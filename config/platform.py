@@ -5,11 +5,11 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import Field, StringConstraints
+from pydantic import Field
 
 from catalog.device_classes import DeviceShape
 from catalog.priority_tiers import Tier
-from config.model_base import DnsLabel, Model
+from config.model_base import DnsLabel, Model, text
 
 _ALL_SHAPES = tuple(DeviceShape)
 
@@ -80,7 +80,14 @@ class CheckpointVolume(Model):
 
     claim_name: DnsLabel
     """Name of the PersistentVolumeClaim in the team's namespace (ReadWriteMany for multi-Pod runs)."""
-    mount_path: Annotated[str, StringConstraints(pattern=r"^/[A-Za-z0-9._/-]*$", max_length=256)] = "/checkpoints"
+    mount_path: Annotated[
+        str,
+        text(
+            r"^/[A-Za-z0-9._/-]*$",
+            "an absolute path: '/' then letters, digits, '.', '_', '-' and '/' (e.g. /checkpoints)",
+            max_length=256,
+        ),
+    ] = "/checkpoints"
     """Where the volume appears in the containers."""
 
 
@@ -107,7 +114,15 @@ class RunConfig(Model):
     """Memory each worker requests."""
     tier: Tier = Tier.STANDARD
     """Priority tier; the platform maps it to priority, preemption and disruption."""
-    image: Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+([._/:@-][a-zA-Z0-9_]+)*$", max_length=512)]
+    image: Annotated[
+        str,
+        text(
+            r"^[a-z0-9]+([._/:@-][a-zA-Z0-9_]+)*$",
+            "an image reference: lower-case letters and digits, then parts of letters, digits or '_' joined by one of "
+            "'.', '_', '/', ':', '@' or '-' (e.g. public.ecr.aws/example/train:1.0 or example/train@sha256:<digest>)",
+            max_length=512,
+        ),
+    ]
     """Container image (pin a digest or tag)."""
     command: tuple[str, ...] = ()
     """`pytorch`: the script and its arguments (the platform adds `torchrun` and its flags); `mpi`: the

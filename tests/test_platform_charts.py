@@ -282,7 +282,9 @@ def test_fails_run_elastic_not_acknowledged() -> None:
 
 
 def test_fails_run_too_many_gpus() -> None:
-    assert _fails_run(BASE_RUN | {"gpus_per_replica": 16}).startswith("gpus_per_replica: Input should be less than")
+    assert _fails_run(BASE_RUN | {"gpus_per_replica": 16}) == (
+        "gpus_per_replica: more than 8 (got 16); fix: use a whole number from 0 to 8"
+    )
 
 
 def test_fails_run_bad_file_name() -> None:
