@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import types
 import typing
+import unicodedata
 from datetime import date
 from ipaddress import AddressValueError, IPv4Network, NetmaskValueError
 from pathlib import Path
@@ -78,10 +79,45 @@ def validate_strictly(model: type[ModelT], data: dict[str, Any]) -> ModelT:
         document = json.dumps(data, allow_nan=False, default=_iso_date)
     except (TypeError, ValueError) as error:
         raise ConfigError("<top>", describe_kind(data), f"not plain data ({error})", "pass YAML or JSON data") from None
+    refuse_control_characters(data)
     try:
         return model.model_validate_json(document, strict=True)
     except ValidationError as error:
         raise _from_pydantic(error, model) from None
+
+
+_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+"""Control characters (C0, C1, DEL), format characters (bidirectional overrides, zero-width) and
+line or paragraph separators: none belongs in a value that reaches YAML output, a shell or a command."""
+
+
+def control_character(text: str) -> str | None:
+    """The first invisible or control character of ``text`` as ``U+XXXX``, or ``None``."""
+    for char in text:
+        if unicodedata.category(char) in _INVISIBLE_CATEGORIES:
+            return f"U+{ord(char):04X}"
+    return None
+
+
+def refuse_control_characters(data: Any, loc: tuple[int | str, ...] = ()) -> None:
+    """Refuse any key or string value of ``data`` that holds a control character, naming where."""
+    if isinstance(data, str):
+        found = control_character(data)
+        if found is not None:
+            raise ConfigError(
+                _path(loc),
+                data,
+                f"holds the control character {found}",
+                "write printable text only: give each command argument its own list entry, and keep scripts "
+                "in the image",
+            )
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            refuse_control_characters(key, loc)
+            refuse_control_characters(value, (*loc, key))
+    elif isinstance(data, (list, tuple)):
+        for index, value in enumerate(data):
+            refuse_control_characters(value, (*loc, index))
 
 
 def _display(file: Path) -> str:

@@ -107,3 +107,49 @@ def test_fails_schema_errors_in_words_never_pydantic_s(dev_data: dict[str, Any],
     line = _fails(dev_data)
     assert line == expected
     assert "Input should" not in line and "Value error" not in line
+
+
+RUN = {
+    "template": "pytorch",
+    "replicas": 2,
+    "gpus_per_replica": 8,
+    "image": "example/train:1",
+    "command": ["train.py"],
+}
+
+
+def _fails_run(data: dict[str, Any], *, name: str = "run", env_data: dict[str, Any] | None = None) -> str:
+    from config import load_environment
+    from config.teams import parse_run
+
+    env = env_from(env_data) if env_data is not None else load_environment(name="dev")
+    with pytest.raises(ConfigError) as caught:
+        parse_run(env, "vision", name, data)
+    return caught.value.line()
+
+
+_PRINTABLE_FIX = (
+    "fix: write printable text only: give each command argument its own list entry, and keep scripts in the image"
+)
+
+
+def test_fails_control_characters_in_a_command() -> None:
+    assert _fails_run(RUN | {"command": ["train.py", "--x\n; rm -rf /"]}) == (
+        f"command[1]: holds the control character U+000A (got '--x\\n; rm -rf /'); {_PRINTABLE_FIX}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "expected"),
+    [
+        ("readiness_command", ["curl", "-fsS\r"], "readiness_command[1]: holds the control character U+000D"),
+        ("image", "example/train:1\u202e", "image: holds the control character U+202E"),
+    ],
+)
+def test_fails_control_characters_in_any_free_string_of_a_run(field: str, value: object, expected: str) -> None:
+    assert _fails_run(RUN | {field: value}).startswith(expected)
+
+
+def test_fails_control_characters_in_an_environment(dev_data: dict[str, Any]) -> None:
+    dev_data["tags"]["owner\t"] = "me"
+    assert _fails(dev_data) == f"tags: holds the control character U+0009 (got 'owner\\t'); {_PRINTABLE_FIX}"
