@@ -19,6 +19,7 @@ from config.model import (
 from config.runs import check_ephemeral
 from config.validate_karpenter import check_karpenter, check_karpenter_pools_shape
 from config.validate_limits import check_acknowledgements, check_service_limits
+from config.validate_network import check_endpoint, check_network, check_region, check_zone
 from config.validate_observability import check_observability
 from policy.gates import check_gates
 from policy.node_pools import autoscaled_pools, node_group_plans, pool_scaling
@@ -27,10 +28,12 @@ _GPU_EXAMPLES = "p4d.24xlarge, p5.48xlarge, p5en.48xlarge, p6-b200.48xlarge, g5.
 
 
 def validate_environment(env: EnvironmentConfig) -> None:
+    check_region(env)
     _check_cluster(env)
+    check_endpoint(env)
     check_service_limits(env)
     check_acknowledgements(env)
-    _check_network(env)
+    check_network(env)
     _check_system_nodes(env)
     check_ephemeral(env)
     check_karpenter_pools_shape(env)
@@ -68,48 +71,8 @@ def _check_cluster(env: EnvironmentConfig) -> None:
         )
 
 
-def _check_network(env: EnvironmentConfig) -> None:
-    network = env.network
-    if network.existing_vpc is None and len(set(network.availability_zones)) < 2:
-        raise ConfigError(
-            "network.availability_zones",
-            list(network.availability_zones),
-            "the VPC needs at least two zones",
-            "list two or more zones of the region",
-        )
-    if len(set(network.availability_zones)) != len(network.availability_zones):
-        raise ConfigError(
-            "network.availability_zones",
-            list(network.availability_zones),
-            "a zone is listed twice",
-            "list each zone once",
-        )
-    needed = len(network.zones) * NODE_AND_PUBLIC_SUBNET_ADDRESSES
-    if network.existing_vpc is None and network.vpc_cidr.num_addresses < needed:
-        raise ConfigError(
-            "network.vpc_cidr",
-            str(network.vpc_cidr),
-            f"too small for a /19 node subnet and a /24 public subnet in {len(network.zones)} zones",
-            f"use a range of at least {needed} addresses, e.g. a /{_prefix_for(needed)}",
-        )
-    for zone in network.zones:
-        if not zone.startswith(env.region):
-            raise ConfigError(
-                "network.availability_zones",
-                zone,
-                f"zone is not in region {env.region}",
-                f"use zones named {env.region}a, {env.region}b, ...",
-            )
-
-
-NODE_AND_PUBLIC_SUBNET_ADDRESSES = 2**13 + 2**8
-"""Per zone: a /19 private node subnet (room for pod IPs) and a /24 public subnet."""
 NODEGROUP_NAME_LIMIT = 63
 SYSTEM_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease", DRA_DRIVER_NAMESPACE})
-
-
-def _prefix_for(addresses: int) -> int:
-    return 32 - (addresses - 1).bit_length()
 
 
 def _check_sizes(where: str, min_size: int, max_size: int, desired_size: int | None) -> None:
@@ -239,6 +202,7 @@ def _check_pool(env: EnvironmentConfig, pool: GpuPoolConfig, where: str) -> None
             )
     vpc_zones = env.network.zones
     for index, zone in enumerate(pool.zones):
+        check_zone(env, f"{where}.zones[{index}]", zone)
         if zone not in vpc_zones:
             raise ConfigError(
                 f"{where}.zones[{index}]",

@@ -202,7 +202,7 @@ def test_fails_single_zone_vpc(dev_data: dict[str, Any]) -> None:
 def test_fails_zone_outside_region(dev_data: dict[str, Any]) -> None:
     dev_data["network"]["availability_zones"] = ["us-west-2a", "us-east-1b"]
     assert _fails(dev_data) == (
-        "network.availability_zones: zone is not in region us-west-2 (got 'us-east-1b'); "
+        "network.availability_zones[1]: zone is not in region us-west-2 (got 'us-east-1b'); "
         "fix: use zones named us-west-2a, us-west-2b, ..."
     )
 

@@ -153,3 +153,157 @@ def test_fails_control_characters_in_any_free_string_of_a_run(field: str, value:
 def test_fails_control_characters_in_an_environment(dev_data: dict[str, Any]) -> None:
     dev_data["tags"]["owner\t"] = "me"
     assert _fails(dev_data) == f"tags: holds the control character U+0009 (got 'owner\\t'); {_PRINTABLE_FIX}"
+
+
+def _prod() -> dict[str, Any]:
+    from config import load_environment
+
+    return load_environment(name="prod-example").model_dump(mode="json")
+
+
+def test_region_table_rows_name_their_zones_and_source() -> None:
+    from catalog.regions import CHECKED, REGIONS
+
+    assert CHECKED == "2026-12-03"
+    for code, region in REGIONS.items():
+        assert region.code == code and len(region.zones) >= 2 and region.source.startswith("https://")
+        assert all(zone.startswith(code) for zone in region.zones)
+
+
+def test_fails_region_that_does_not_exist(dev_data: dict[str, Any]) -> None:
+    dev_data["region"] = "us-west-3"
+    assert _fails(dev_data) == (
+        "region: no AWS region has this name (catalog/regions.py) (got 'us-west-3'); fix: use an AWS region code "
+        "such as us-east-1, us-west-2 or eu-west-1, or add a checked row to the table"
+    )
+
+
+def test_fails_zone_the_region_does_not_have(dev_data: dict[str, Any]) -> None:
+    dev_data["network"]["availability_zones"] = ["us-west-2a", "us-west-2e"]
+    assert _fails(dev_data) == (
+        "network.availability_zones[1]: region us-west-2 has no such Availability Zone (catalog/regions.py) "
+        "(got 'us-west-2e'); fix: use one of us-west-2a, us-west-2b, us-west-2c, us-west-2d"
+    )
+
+
+def test_fails_pool_zone_the_region_does_not_have(dev_data: dict[str, Any]) -> None:
+    dev_data["gpu_pools"][1]["zones"] = ["us-west-2z"]
+    assert _fails(dev_data) == (
+        "gpu_pools[1].zones[0]: region us-west-2 has no such Availability Zone (catalog/regions.py) "
+        "(got 'us-west-2z'); fix: use one of us-west-2a, us-west-2b, us-west-2c, us-west-2d"
+    )
+
+
+def test_fails_subnet_zone_the_region_does_not_have() -> None:
+    data = _prod()
+    data["network"]["existing_vpc"]["private_subnet_ids"]["us-east-1g"] = "subnet-0a1b2c3d4e5f60744"
+    assert _fails(data) == (
+        "network.existing_vpc.private_subnet_ids.us-east-1g: region us-east-1 has no such Availability Zone "
+        "(catalog/regions.py) (got 'us-east-1g'); fix: use one of us-east-1a, us-east-1b, us-east-1c, us-east-1d, "
+        "us-east-1e, us-east-1f"
+    )
+
+
+def test_fails_one_subnet_given_for_two_zones() -> None:
+    data = _prod()
+    data["network"]["existing_vpc"]["private_subnet_ids"]["us-east-1b"] = "subnet-0a1b2c3d4e5f60711"
+    assert _fails(data) == (
+        "network.existing_vpc.private_subnet_ids.us-east-1b: subnet is also given for zone us-east-1a; a subnet lies "
+        "in exactly one zone (got 'subnet-0a1b2c3d4e5f60711'); fix: give each zone its own subnet in that zone"
+    )
+
+
+def test_fails_existing_vpc_with_subnets_in_one_zone() -> None:
+    data = _prod()
+    data["network"]["existing_vpc"]["private_subnet_ids"] = {"us-east-1a": "subnet-0a1b2c3d4e5f60711"}
+    data["gpu_pools"] = []
+    assert _fails(data) == (
+        "network.existing_vpc.private_subnet_ids: EKS needs subnets in at least two zones "
+        "(got {'us-east-1a': 'subnet-0a1b2c3d4e5f60711'}); fix: list a private subnet in each of two or more zones"
+    )
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "shown"),
+    [
+        ("nat_gateways", 2, "2"),
+        ("vpc_cidr", "10.1.0.0/16", "'10.1.0.0/16'"),
+        ("availability_zones", ["us-east-1a"], "['us-east-1a']"),
+    ],
+)
+def test_fails_vpc_settings_an_existing_vpc_ignores(field: str, value: object, shown: str) -> None:
+    data = _prod()
+    data["network"][field] = value
+    assert _fails(data) == (
+        f"network.{field}: has no effect with existing_vpc: the kit creates no VPC (the existing VPC's zones are the "
+        f"keys of existing_vpc.private_subnet_ids) (got {shown}); fix: remove network.{field}, or remove existing_vpc "
+        "to create a VPC"
+    )
+
+
+_VPC_GUIDE = "https://docs.aws.amazon.com/vpc/latest/userguide/vpc-cidr-blocks.html"
+
+
+@pytest.mark.parametrize(
+    ("cidr", "expected"),
+    [
+        (
+            "10.0.0.0/8",
+            f"network.vpc_cidr: EC2 allows VPC blocks from /16 (65,536 addresses) to /28 (16 addresses) ({_VPC_GUIDE}) "
+            "(got '10.0.0.0/8'); fix: use a /16 inside it, e.g. 10.0.0.0/16",
+        ),
+        (
+            "10.0.0.0/29",
+            f"network.vpc_cidr: EC2 allows VPC blocks from /16 (65,536 addresses) to /28 (16 addresses) ({_VPC_GUIDE}) "
+            "(got '10.0.0.0/29'); fix: use a larger block, e.g. a /16",
+        ),
+        (
+            "169.254.0.0/16",
+            "network.vpc_cidr: not a range EC2 gives a VPC: neither private (RFC 1918), shared (100.64.0.0/10) nor "
+            f"publicly routable ({_VPC_GUIDE}) (got '169.254.0.0/16'); fix: use a block inside 10.0.0.0/8, "
+            "172.16.0.0/12 or 192.168.0.0/16, e.g. 10.0.0.0/16",
+        ),
+        (
+            "10.0.0.0/24",
+            "network.vpc_cidr: too small for a /19 node subnet and a /24 public subnet in 2 zones (got '10.0.0.0/24'); "
+            "fix: use a range of at least 16896 addresses, e.g. a /17",
+        ),
+    ],
+    ids=["larger-than-16", "smaller-than-28", "link-local", "too-small-for-the-subnets"],
+)
+def test_fails_vpc_cidr_ec2_refuses(dev_data: dict[str, Any], cidr: str, expected: str) -> None:
+    dev_data["network"]["vpc_cidr"] = cidr
+    assert _fails(dev_data) == expected
+
+
+@pytest.mark.parametrize("cidr", ["10.0.0.0/16", "172.31.0.0/16", "192.168.0.0/16", "100.64.0.0/16", "52.0.0.0/16"])
+def test_vpc_ranges_ec2_accepts(cidr: str) -> None:
+    from ipaddress import IPv4Network
+
+    from catalog.vpc import usable_vpc_range
+
+    assert usable_vpc_range(IPv4Network(cidr))
+
+
+def test_fails_more_nat_gateways_than_zones(dev_data: dict[str, Any]) -> None:
+    dev_data["network"]["nat_gateways"] = 3
+    assert _fails(dev_data) == (
+        "network.nat_gateways: a VPC places at most one NAT gateway per zone, and this one has 2 zones (got 3); "
+        "fix: set nat_gateways to at most 2"
+    )
+
+
+def test_fails_public_access_cidrs_on_a_private_endpoint(dev_data: dict[str, Any]) -> None:
+    dev_data["cluster"]["endpoint_access"] = "private"
+    assert _fails(dev_data) == (
+        "cluster.public_access_cidrs: a private endpoint has no public address, so these ranges would allow nothing "
+        "(got ['203.0.113.0/24']); fix: remove public_access_cidrs, or set endpoint_access: public_and_private"
+    )
+
+
+def test_fails_acknowledgement_with_nothing_to_acknowledge(dev_data: dict[str, Any]) -> None:
+    dev_data["cluster"]["acknowledge_public_endpoint_open_to_internet"] = True
+    assert _fails(dev_data) == (
+        "cluster.acknowledge_public_endpoint_open_to_internet: no range of public_access_cidrs is open to every "
+        "address, so there is nothing to acknowledge (got True); fix: remove the acknowledgement"
+    )
