@@ -6,7 +6,7 @@ import json
 import types
 import typing
 import unicodedata
-from datetime import date
+from datetime import UTC, date, datetime
 from ipaddress import AddressValueError, IPv4Network, NetmaskValueError
 from pathlib import Path
 from typing import Any, TypeVar
@@ -37,17 +37,23 @@ def environment_path(name: str) -> Path:
     return path
 
 
-def load_environment(*, name: str | None = None, path: Path | str | None = None) -> EnvironmentConfig:
-    """Load by environment name (``environments/<name>.yaml``) or by file path; default ``dev``."""
+def load_environment(
+    *, name: str | None = None, path: Path | str | None = None, today: date | None = None
+) -> EnvironmentConfig:
+    """Load by environment name (``environments/<name>.yaml``) or by file path; default ``dev``.
+
+    ``today``: the UTC date rules about time compare against (a Capacity Block that has ended);
+    default the current one, so a given file and date always give the same verdict.
+    """
     file = Path(path) if path is not None else environment_path(name or DEFAULT_ENVIRONMENT)
     source = _display(file)
     try:
-        return parse_environment(_read_yaml(file), source=source)
+        return parse_environment(_read_yaml(file), source=source, today=today)
     except ConfigError as error:
         raise error.with_source(source) from None
 
 
-def parse_environment(data: Any, *, source: str = "") -> EnvironmentConfig:
+def parse_environment(data: Any, *, source: str = "", today: date | None = None) -> EnvironmentConfig:
     if not isinstance(data, dict):
         raise ConfigError(
             "<top>",
@@ -56,8 +62,13 @@ def parse_environment(data: Any, *, source: str = "") -> EnvironmentConfig:
             "start the file with 'name: <environment>'",
         )
     env = validate_strictly(EnvironmentConfig, data)
-    validate_environment(env)
+    validate_environment(env, today=today if today is not None else utc_today())
     return env
+
+
+def utc_today() -> date:
+    """Today's date in UTC: the one clock reading validation makes."""
+    return datetime.now(UTC).date()
 
 
 ModelT = TypeVar("ModelT", bound=BaseModel)

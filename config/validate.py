@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, date
+
 from catalog.cluster_autoscaler import CLUSTER_AUTOSCALER_RELEASES, RELEASES_URL
 from catalog.efa import EFA_SUPPORT
 from catalog.instances import GPU_FAMILIES, INSTANCE_TYPES, MIG_PROFILES
@@ -27,7 +29,8 @@ from policy.node_pools import autoscaled_pools, node_group_plans, pool_scaling
 _GPU_EXAMPLES = "p4d.24xlarge, p5.48xlarge, p5en.48xlarge, p6-b200.48xlarge, g5.*, g6.*, g6e.*"
 
 
-def validate_environment(env: EnvironmentConfig) -> None:
+def validate_environment(env: EnvironmentConfig, *, today: date) -> None:
+    """Every cross-field rule; ``today`` (UTC) is what a Capacity Block's end is compared with."""
     check_region(env)
     _check_cluster(env)
     check_endpoint(env)
@@ -46,6 +49,7 @@ def validate_environment(env: EnvironmentConfig) -> None:
         _check_pool(env, pool, where)
         _check_scaling(pool, where)
         _check_efa(pool, where)
+        check_capacity_block_end(pool, where, today=today)
     _check_cluster_autoscaler(env)
     check_karpenter(env)
     check_observability(env)
@@ -376,4 +380,19 @@ def _check_cluster_autoscaler(env: EnvironmentConfig) -> None:
             "this release's row is an assumption: no such tag upstream was checked yet",
             f"check {RELEASES_URL}, then set verified=True on the row; or set "
             "cluster_autoscaler.acknowledge_unverified_release: true",
+        )
+
+
+def check_capacity_block_end(pool: GpuPoolConfig, where: str, *, today: date) -> None:
+    """A Capacity Block that ended before ``today`` (UTC) launches no node: its pool could never hold one."""
+    ends_at = pool.capacity.ends_at
+    if ends_at is None or pool.capacity.type is not CapacityType.CAPACITY_BLOCK:
+        return
+    end = (ends_at.astimezone(UTC) if ends_at.tzinfo else ends_at.replace(tzinfo=UTC)).date()
+    if end < today:
+        raise ConfigError(
+            f"{where}.capacity.ends_at",
+            ends_at.isoformat(),
+            f"the Capacity Block ended on {end.isoformat()}, before today ({today.isoformat()}, UTC)",
+            "set the end of a current Capacity Block and its reservation_id, or remove the pool",
         )

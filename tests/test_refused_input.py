@@ -307,3 +307,34 @@ def test_fails_acknowledgement_with_nothing_to_acknowledge(dev_data: dict[str, A
         "cluster.acknowledge_public_endpoint_open_to_internet: no range of public_access_cidrs is open to every "
         "address, so there is nothing to acknowledge (got True); fix: remove the acknowledgement"
     )
+
+
+def _with_block(dev_data: dict[str, Any], ends_at: str) -> dict[str, Any]:
+    dev_data["gpu_pools"].append(
+        {
+            "name": "block",
+            "instance_types": ["p5en.48xlarge"],
+            "zones": ["us-west-2a"],
+            "min_size": 2,
+            "max_size": 2,
+            "capacity": {"type": "capacity_block", "reservation_id": "cr-0123456789abcdef0", "ends_at": ends_at},
+        }
+    )
+    return dev_data
+
+
+def test_fails_capacity_block_that_has_ended(dev_data: dict[str, Any]) -> None:
+    from datetime import date
+
+    from config.load import parse_environment
+
+    data = _with_block(dev_data, "2026-12-02T23:30:00Z")
+    with pytest.raises(ConfigError) as caught:
+        parse_environment(data, today=date(2026, 12, 3))
+    assert caught.value.line() == (
+        "gpu_pools[2].capacity.ends_at: the Capacity Block ended on 2026-12-02, before today (2026-12-03, UTC) "
+        "(got '2026-12-02T23:30:00+00:00'); fix: set the end of a current Capacity Block and its reservation_id, "
+        "or remove the pool"
+    )
+    # The verdict depends on the file and the date only: the day it ends, the block is still accepted.
+    assert parse_environment(data, today=date(2026, 12, 2)).gpu_pools[2].name == "block"
