@@ -96,6 +96,14 @@ def _check_sizes(where: str, min_size: int, max_size: int, desired_size: int | N
 def _check_system_nodes(env: EnvironmentConfig) -> None:
     nodes = env.system_nodes
     _check_sizes("system_nodes", nodes.min_size, nodes.max_size, nodes.desired_size)
+    if nodes.min_size == 0:
+        raise ConfigError(
+            "system_nodes.min_size",
+            0,
+            "the system node group holds CoreDNS and the platform's controllers (the DRA controller, Cluster "
+            "Autoscaler, Karpenter), and nothing adds its first node: at 0 nodes none of them runs",
+            "set min_size to 1 or more (2 keeps them running while a node is replaced)",
+        )
     for index, name in enumerate(nodes.instance_types):
         known = INSTANCE_TYPES.get(name)
         if known is None or known.is_gpu:

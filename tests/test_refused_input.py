@@ -338,3 +338,14 @@ def test_fails_capacity_block_that_has_ended(dev_data: dict[str, Any]) -> None:
     )
     # The verdict depends on the file and the date only: the day it ends, the block is still accepted.
     assert parse_environment(data, today=date(2026, 12, 2)).gpu_pools[2].name == "block"
+
+
+def test_fails_system_node_group_that_can_hold_no_node(dev_data: dict[str, Any]) -> None:
+    dev_data["system_nodes"] = {"min_size": 0, "max_size": 2}
+    assert _fails(dev_data) == (
+        "system_nodes.min_size: the system node group holds CoreDNS and the platform's controllers (the DRA "
+        "controller, Cluster Autoscaler, Karpenter), and nothing adds its first node: at 0 nodes none of them runs "
+        "(got 0); fix: set min_size to 1 or more (2 keeps them running while a node is replaced)"
+    )
+    dev_data["system_nodes"] = {"max_size": 0}
+    assert _fails(dev_data) == "system_nodes.max_size: less than 1 (got 0); fix: use a whole number of at least 1"
