@@ -20,6 +20,7 @@ from config.model import (
 )
 from config.runs import check_ephemeral
 from config.validate_karpenter import check_karpenter, check_karpenter_pools_shape
+from config.validate_labels import check_pool_labels
 from config.validate_limits import check_acknowledgements, check_service_limits
 from config.validate_network import check_endpoint, check_network, check_region, check_zone
 from config.validate_observability import check_observability
@@ -47,6 +48,7 @@ def validate_environment(env: EnvironmentConfig, *, today: date) -> None:
             raise ConfigError(f"{where}.name", pool.name, "pool name used twice", "give every GPU pool its own name")
         names.add(pool.name)
         _check_pool(env, pool, where)
+        check_pool_labels(pool, where)
         _check_scaling(pool, where)
         _check_efa(pool, where)
         check_capacity_block_end(pool, where, today=today)

@@ -349,3 +349,104 @@ def test_fails_system_node_group_that_can_hold_no_node(dev_data: dict[str, Any])
     )
     dev_data["system_nodes"] = {"max_size": 0}
     assert _fails(dev_data) == "system_nodes.max_size: less than 1 (got 0); fix: use a whole number of at least 1"
+
+
+_KUBELET_DOC = "https://kubernetes.io/docs/reference/command-line-tools-reference/kubelet/"
+_OWN_KEY = "fix: use a prefix of your own, e.g. example.com/<name>, or node.kubernetes.io/<name>"
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [
+        (
+            "kubernetes.io/team",
+            "gpu_pools[0].labels.kubernetes.io/team: kubelet refuses node labels in the kubernetes.io namespace "
+            "except under kubelet.kubernetes.io/ and node.kubernetes.io/ (--node-labels, "
+            f"{_KUBELET_DOC}) (got 'kubernetes.io/team'); {_OWN_KEY}",
+        ),
+        (
+            "node-role.kubernetes.io/gpu",
+            "gpu_pools[0].labels.node-role.kubernetes.io/gpu: kubelet refuses node labels in the kubernetes.io "
+            "namespace except under kubelet.kubernetes.io/ and node.kubernetes.io/ (--node-labels, "
+            f"{_KUBELET_DOC}) (got 'node-role.kubernetes.io/gpu'); {_OWN_KEY}",
+        ),
+        (
+            "example.k8s.io/x",
+            "gpu_pools[0].labels.example.k8s.io/x: kubelet refuses node labels in the k8s.io namespace except under "
+            f"kubelet.kubernetes.io/ and node.kubernetes.io/ (--node-labels, {_KUBELET_DOC}) "
+            f"(got 'example.k8s.io/x'); {_OWN_KEY}",
+        ),
+        (
+            "topology.kubernetes.io/zone",
+            "gpu_pools[0].labels.topology.kubernetes.io/zone: kubelet and the cloud provider set this label from the "
+            f"node itself (got 'topology.kubernetes.io/zone'); {_OWN_KEY}",
+        ),
+        (
+            "karpenter.sh/capacity-type",
+            "gpu_pools[0].labels.karpenter.sh/capacity-type: label domain karpenter.sh is Karpenter's own (its "
+            f"NodePool CRD refuses it) (got 'karpenter.sh/capacity-type'); {_OWN_KEY}",
+        ),
+        (
+            "gpu-platform.io/pool",
+            "gpu_pools[0].labels.gpu-platform.io/pool: the platform sets this label itself (gpu-platform.io/* from "
+            "the pool, nvidia.com/mig.config from mig_profile), so the value written here would never reach a node "
+            "(got 'gpu-platform.io/pool'); fix: remove it (set mig_profile for MIG), or use a prefix of your own, "
+            "e.g. example.com/<name>",
+        ),
+        (
+            "-bad-.example/x",
+            "gpu_pools[0].labels.-bad-.example/x: not a label key: the prefix before '/' is not a DNS subdomain "
+            "(got '-bad-.example/x'); fix: write a key as an optional prefix and '/', then a name: the prefix a DNS "
+            "subdomain of at most 253 characters (lower-case letters, digits and '-', in parts joined by '.'), the "
+            "name 1-63 letters, digits, '-', '_' or '.' starting and ending with a letter or digit "
+            "(e.g. example.com/team)",
+        ),
+        (
+            "example.com/" + "t" * 52,
+            f"gpu_pools[0].labels.example.com/{'t' * 52}: EKS node group label keys have at most 63 characters, "
+            "prefix included (https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html) "
+            f"(got 'example.com/{'t' * 52}'); fix: shorten the key to at most 63 characters",
+        ),
+    ],
+    ids=["kubernetes-io", "node-role", "k8s-io", "kubelet-sets-it", "karpenter", "platform-owned", "syntax", "eks"],
+)
+def test_fails_node_labels_kubelet_eks_or_the_platform_refuse(
+    dev_data: dict[str, Any], key: str, expected: str
+) -> None:
+    dev_data["gpu_pools"][0]["labels"] = {key: "x"}
+    assert _fails(dev_data) == expected
+
+
+@pytest.mark.parametrize("key", ["node.kubernetes.io/gpu-pool", "kubelet.kubernetes.io/x", "example.com/team", "team"])
+def test_node_labels_kubelet_accepts(dev_data: dict[str, Any], key: str) -> None:
+    dev_data["gpu_pools"][0]["labels"] = {key: "x"}
+    assert env_from(dev_data).gpu_pools[0].labels == {key: "x"}
+
+
+def test_fails_empty_label_value_on_a_node_group(dev_data: dict[str, Any]) -> None:
+    dev_data["gpu_pools"][0]["labels"] = {"example.com/team": ""}
+    assert _fails(dev_data) == (
+        "gpu_pools[0].labels.example.com/team: EKS node group label values have 1-63 characters "
+        "(https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html) (got ''); "
+        "fix: give the label a value, e.g. 'true'"
+    )
+
+
+def test_fails_taint_in_a_kubernetes_namespace(dev_data: dict[str, Any]) -> None:
+    dev_data["gpu_pools"][0]["taints"] = [{"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}]
+    assert _fails(dev_data) == (
+        "gpu_pools[0].taints[0].key: taints in the kubernetes.io namespace are Kubernetes' own (the node lifecycle "
+        "controller adds and removes them, e.g. node.kubernetes.io/not-ready) "
+        "(got 'node.kubernetes.io/unschedulable'); fix: use a prefix of your own, e.g. example.com/<name>"
+    )
+
+
+def test_fails_two_taints_with_one_key_and_effect(dev_data: dict[str, Any]) -> None:
+    dev_data["gpu_pools"][0]["taints"] = [
+        {"key": "nvidia.com/gpu", "value": "true"},
+        {"key": "nvidia.com/gpu", "value": "false"},
+    ]
+    assert _fails(dev_data) == (
+        "gpu_pools[0].taints[1]: taints[0] has the same key and effect; a node holds one taint per key and effect "
+        "(got 'nvidia.com/gpu:NoSchedule'); fix: keep one of the two"
+    )
