@@ -11,7 +11,7 @@ from config.files import read_yaml_file
 from config.load import REPO_ROOT, _display, validate_strictly
 from config.model import EnvironmentConfig
 from config.platform import GangTemplate, RunConfig, TopologyPreference
-from config.validate_launch import check_launch
+from config.validate_launch import check_launch, check_run_ignored_fields
 
 TEAMS_DIR = REPO_ROOT / "teams"
 
@@ -82,7 +82,28 @@ def parse_run(env: EnvironmentConfig, team: str, name: str, data: object) -> Run
     run = validate_strictly(RunConfig, data)
     check_run(env, team, run)
     check_launch(run, name=name, composite=_composite(env, run))
+    check_run_ignored_fields(run)
+    check_generated_names(env, team, name, run)
     return run
+
+
+def check_generated_names(env: EnvironmentConfig, team: str, name: str, run: RunConfig) -> None:
+    """Refuse a run name that makes any name built from it too long (``policy.launch.wiring.generated_names``),
+    naming the longest run name that fits."""
+    from policy.gangs import plan_gang
+    from policy.launch.wiring import generated_names
+
+    over = [n for n in generated_names(plan_gang(env, team=team, run_name=name, run=run)) if len(n.name) > n.limit]
+    if not over:
+        return
+    worst = min(over, key=lambda n: n.limit - (len(n.name) - len(name)))
+    most = worst.limit - (len(worst.name) - len(name))
+    raise ConfigError(
+        "<file name>",
+        name,
+        f"the run's {worst.what} would be '{worst.name}', {len(worst.name)} characters (at most {worst.limit})",
+        f"rename the file to at most {most} characters before .yaml",
+    )
 
 
 def _composite(env: EnvironmentConfig, run: RunConfig) -> bool:
@@ -93,12 +114,20 @@ def _composite(env: EnvironmentConfig, run: RunConfig) -> bool:
 def _check_name(name: str) -> None:
     import re
 
-    if not re.fullmatch(r"[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?", name):
+    if not re.fullmatch(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?", name):
         raise ConfigError(
             "<file name>",
             name,
-            "run names become object names and must be short DNS labels",
-            "rename the file to lower-case letters, digits and '-', at most 40 characters",
+            "run names become object names and must be DNS labels",
+            "rename the file to lower-case letters, digits and '-', starting with a letter and ending with a letter "
+            "or digit (the names built from it set the length: at most about 40 characters)",
+        )
+    if not name[0].isalpha():
+        raise ConfigError(
+            "<file name>",
+            name,
+            "the run's name begins its Service's name, and a Service name must start with a letter",
+            "rename the file to start with a lower-case letter, e.g. run-" + name + ".yaml",
         )
 
 

@@ -125,3 +125,27 @@ def _check_service(run: RunConfig, *, name: str) -> None:
             "characters",
             f"rename the file to at most {SERVICE_RUN_NAME_MAX_LENGTH} characters",
         )
+
+
+TEMPLATES_USING = {
+    "readiness_command": (GangTemplate.SERVICE,),
+    "processes_per_pod": (GangTemplate.PYTORCH, GangTemplate.MPI),
+}
+"""Run fields only some templates read (``policy.launch.wiring``: the service probe; torchrun's
+``--nproc-per-node`` and the MPI hostfile's slots). ``job`` is pytorch only too, refused with the gates
+(``config.teams.unhonoured_settings``)."""
+
+
+def check_run_ignored_fields(run: RunConfig) -> None:
+    """A field the run's template never reads is an error: it would be dropped without a word."""
+    for field, templates in TEMPLATES_USING.items():
+        value = getattr(run, field)
+        if value in (None, ()) or run.template in templates:
+            continue
+        users = " and ".join(t.value for t in templates)
+        raise ConfigError(
+            field,
+            list(value) if isinstance(value, tuple) else value,
+            f"the {run.template.value} template never reads it (only {users} runs do)",
+            f"remove {field} from the run, or use template: {templates[0].value}",
+        )

@@ -291,8 +291,9 @@ def test_fails_run_bad_file_name() -> None:
     with pytest.raises(ConfigError) as caught:
         parse_run(load_environment(name="dev"), "vision", "My_Run", BASE_RUN)
     assert caught.value.line() == (
-        "<file name>: run names become object names and must be short DNS labels (got 'My_Run'); "
-        "fix: rename the file to lower-case letters, digits and '-', at most 40 characters"
+        "<file name>: run names become object names and must be DNS labels (got 'My_Run'); "
+        "fix: rename the file to lower-case letters, digits and '-', starting with a letter and ending with a letter "
+        "or digit (the names built from it set the length: at most about 40 characters)"
     )
 
 

@@ -450,3 +450,76 @@ def test_fails_two_taints_with_one_key_and_effect(dev_data: dict[str, Any]) -> N
         "gpu_pools[0].taints[1]: taints[0] has the same key and effect; a node holds one taint per key and effect "
         "(got 'nvidia.com/gpu:NoSchedule'); fix: keep one of the two"
     )
+
+
+def test_fails_run_name_that_starts_with_a_digit() -> None:
+    assert _fails_run(RUN, name="70b-pretrain") == (
+        "<file name>: the run's name begins its Service's name, and a Service name must start with a letter "
+        "(got '70b-pretrain'); fix: rename the file to start with a lower-case letter, e.g. run-70b-pretrain.yaml"
+    )
+
+
+def test_fails_run_name_that_makes_a_generated_name_too_long() -> None:
+    name = "r" * 41
+    line = _fails_run(RUN, name=name)
+    digest = line.split(f"'{name}-", 1)[1].split("-", 1)[0]
+    assert line == (
+        f"<file name>: the run's Pod hostname (coordinator) would be '{name}-{digest}-coordinator-0', 64 characters "
+        f"(at most 63) (got '{name}'); fix: rename the file to at most 40 characters before .yaml"
+    )
+
+
+def test_every_rendered_name_built_from_the_run_name_fits_its_limit() -> None:
+    """At the longest accepted run name, every object name and label value the charts render fits: the
+    generated names ``config`` checks are the ones that reach the objects."""
+    from charts.render import render_environment
+    from config import load_environment
+    from config.teams import TeamRun, parse_run
+
+    env = load_environment(name="dev")
+    runs = []
+    cases = [
+        ("pytorch", RUN, 40),
+        ("mpi", RUN | {"template": "mpi", "gpus_per_replica": 4, "device_class": "l4", "command": ["a"]}, 43),
+        ("service", RUN | {"template": "service", "readiness_command": ["true"], "command": ["a"]}, 36),
+    ]
+    for template, data, length in cases:
+        name = (template[0] * length)[:length]
+        runs.append(TeamRun("vision", name, f"teams/vision/{name}.yaml", parse_run(env, "vision", name, data)))
+        with pytest.raises(ConfigError):
+            parse_run(env, "vision", name + "x", data)
+    rendered = render_environment(env, team_runs=runs)
+    for path, objects in rendered.files.items():
+        if not path.startswith("teams/"):
+            continue
+        for obj in objects:
+            meta = obj["metadata"]
+            assert all(len(v) <= 63 for v in (meta.get("labels") or {}).values()), meta
+            limit = 52 if obj["kind"] == "StatefulSet" else 63
+            assert len(meta["name"]) <= limit or obj["kind"] in ("ConfigMap", "ResourceClaimTemplate"), meta["name"]
+
+
+@pytest.mark.parametrize(
+    ("run", "expected"),
+    [
+        (
+            RUN | {"readiness_command": ["curl", "-fsS", "http://127.0.0.1:8080/ready"]},
+            "readiness_command: the pytorch template never reads it (only service runs do) "
+            "(got ['curl', '-fsS', 'http://127.0.0.1:8080/ready']); "
+            "fix: remove readiness_command from the run, or use template: service",
+        ),
+        (
+            RUN | {"template": "spark", "gpus_per_replica": 1, "processes_per_pod": 4},
+            "processes_per_pod: the spark template never reads it (only pytorch and mpi runs do) (got 4); "
+            "fix: remove processes_per_pod from the run, or use template: pytorch",
+        ),
+        (
+            RUN | {"template": "mpi", "job": True},
+            "job: dev cannot honour it: the Job form is pytorch only, not mpi (got True); "
+            "fix: drop job from the run, or use template: pytorch",
+        ),
+    ],
+    ids=["readiness-on-pytorch", "processes-on-spark", "job-on-mpi"],
+)
+def test_fails_run_field_its_template_ignores(run: dict[str, Any], expected: str) -> None:
+    assert _fails_run(run) == expected
