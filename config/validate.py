@@ -194,7 +194,8 @@ def _check_pool(env: EnvironmentConfig, pool: GpuPoolConfig, where: str) -> None
                 f"{where}.name",
                 pool.name,
                 f"node group name {plan.name!r} is longer than {NODEGROUP_NAME_LIMIT} characters",
-                "shorten the pool or cluster name",
+                f"shorten the pool name to at most {NODEGROUP_NAME_LIMIT - len(plan.name) + len(pool.name)} "
+                "characters, or the cluster name",
             )
     if pool.mig_profile is not None:
         for name in pool.instance_types:

@@ -388,7 +388,7 @@ def test_fails_node_group_name_too_long(dev_data: dict[str, Any]) -> None:
     _pool(dev_data)["name"] = "h100-" + "y" * 14
     assert _fails(dev_data) == (
         f"gpu_pools[0].name: node group name 'gpu-{'x' * 40}-h100-{'y' * 14}-2a' is longer than 63 characters "
-        f"(got 'h100-{'y' * 14}'); fix: shorten the pool or cluster name"
+        f"(got 'h100-{'y' * 14}'); fix: shorten the pool name to at most 15 characters, or the cluster name"
     )
 
 

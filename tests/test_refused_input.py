@@ -523,3 +523,14 @@ def test_every_rendered_name_built_from_the_run_name_fits_its_limit() -> None:
 )
 def test_fails_run_field_its_template_ignores(run: dict[str, Any], expected: str) -> None:
     assert _fails_run(run) == expected
+
+
+def test_fails_karpenter_pool_name_that_makes_a_node_pool_name_too_long() -> None:
+    from config import load_environment
+
+    data = load_environment(name="karpenter-example").model_dump(mode="json")
+    data["gpu_pools"][1]["name"] = "h" * 61
+    assert _fails(data) == (
+        f"gpu_pools[1].name: NodePool name '{'h' * 61}-2a' is longer than 63 characters (Karpenter labels every node "
+        f"with it, karpenter.sh/nodepool) (got '{'h' * 61}'); fix: shorten the pool name to at most 60 characters"
+    )
