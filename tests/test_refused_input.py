@@ -534,3 +534,63 @@ def test_fails_karpenter_pool_name_that_makes_a_node_pool_name_too_long() -> Non
         f"gpu_pools[1].name: NodePool name '{'h' * 61}-2a' is longer than 63 characters (Karpenter labels every node "
         f"with it, karpenter.sh/nodepool) (got '{'h' * 61}'); fix: shorten the pool name to at most 60 characters"
     )
+
+
+_MPI = RUN | {"template": "mpi", "gpus_per_replica": 4, "device_class": "l4", "command": ["python", "train.py"]}
+
+
+@pytest.mark.parametrize(
+    ("run", "path", "expected"),
+    [
+        (
+            RUN,
+            "/dev/shm",
+            "checkpoint.mount_path: is where the platform mounts the memory-backed /dev/shm (/dev/shm) "
+            "(got '/dev/shm'); fix: use a directory of its own, e.g. /checkpoints",
+        ),
+        (
+            RUN,
+            "/dev",
+            "checkpoint.mount_path: is above where the platform mounts the memory-backed /dev/shm (/dev/shm), "
+            "and would hide it (got '/dev'); fix: use a directory of its own, e.g. /checkpoints",
+        ),
+        (
+            _MPI,
+            "/etc/mpi/ssh",
+            "checkpoint.mount_path: is where the platform mounts the MPI SSH keys (/etc/mpi/ssh) "
+            "(got '/etc/mpi/ssh'); fix: use a directory of its own, e.g. /checkpoints",
+        ),
+        (
+            RUN,
+            "/dev/shm/",
+            "checkpoint.mount_path: not a plain absolute path ('.', '..', '//' or a trailing '/' make two spellings "
+            "of one directory) (got '/dev/shm/'); fix: write it as /dev/shm",
+        ),
+    ],
+    ids=["shm", "above-shm", "mpi-ssh", "two-spellings"],
+)
+def test_fails_checkpoint_mount_on_a_path_the_platform_mounts(run: dict[str, Any], path: str, expected: str) -> None:
+    assert _fails_run(run | {"checkpoint": {"claim_name": "ckpt", "mount_path": path}}) == expected
+
+
+def test_platform_mount_table_is_what_the_charts_mount() -> None:
+    from catalog.launchers import CHECKPOINT_PATH, MPI_MOUNTS, PLATFORM_MOUNTS
+    from charts.render import render_environment
+    from config import load_environment
+    from config.teams import TeamRun, parse_run
+
+    env = load_environment(name="dev")
+    checkpoint = {"checkpoint": {"claim_name": "ckpt"}}
+    for data, expected in ((RUN, PLATFORM_MOUNTS), (_MPI, PLATFORM_MOUNTS | MPI_MOUNTS)):
+        run = TeamRun(
+            "vision", "mounts", "teams/vision/mounts.yaml", parse_run(env, "vision", "mounts", data | checkpoint)
+        )
+        objects = render_environment(env, team_runs=[run]).files["teams/vision/mounts.yaml"]
+        paths = {
+            mount["mountPath"]
+            for obj in objects
+            if obj["kind"] == "Pod"
+            for container in obj["spec"]["containers"]
+            for mount in container.get("volumeMounts", [])
+        }
+        assert paths == {*expected, CHECKPOINT_PATH}
