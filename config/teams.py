@@ -49,6 +49,7 @@ def load_team_runs(env: EnvironmentConfig, *, teams_dir: Path = TEAMS_DIR) -> li
     """Every run of the environment's teams, sorted by team and run name."""
     runs = []
     for team in sorted(env.platform.teams):
+        _check_unread_files(teams_dir / team)
         for file in sorted((teams_dir / team).glob("*.yaml")):
             source = _display(file)
             try:
@@ -58,6 +59,31 @@ def load_team_runs(env: EnvironmentConfig, *, teams_dir: Path = TEAMS_DIR) -> li
             except ConfigError as error:
                 raise error.with_source(source) from None
     return runs
+
+
+YAML_SUFFIXES = frozenset({".yaml", ".yml"})
+
+
+def _check_unread_files(team_dir: Path) -> None:
+    """Refuse a YAML file under a team directory that the run discovery (``<team>/*.yaml``) never reads:
+    a ``.yml`` or upper-case suffix, or a file in a subdirectory. It would otherwise be silently skipped."""
+    if not team_dir.is_dir() or team_dir.is_symlink():
+        return
+    for path in sorted(team_dir.rglob("*")):
+        if path.suffix.lower() not in YAML_SUFFIXES or path.is_dir():
+            continue
+        if path.parent == team_dir and path.suffix == ".yaml":
+            continue
+        nested = path.parent != team_dir
+        raise ConfigError(
+            "<file>",
+            str(path.relative_to(team_dir.parent)),
+            "run files are read only as teams/<team>/<run>.yaml: this file would never be rendered",
+            f"move it to {team_dir.name}/<run>.yaml"
+            if nested
+            else f"rename it to {path.stem.lower()}.yaml, or move it out of teams/",
+            source=_display(path),
+        )
 
 
 def _check_inside(file: Path, teams_dir: Path) -> None:
@@ -143,7 +169,7 @@ def unnamed_team_directories(env: EnvironmentConfig, *, teams_dir: Path = TEAMS_
     return [
         f"{_display(path)}/: no environment names team {path.name!r} under platform.teams; its runs are never rendered"
         for path in sorted(teams_dir.iterdir())
-        if path.is_dir() and path.name not in named and any(path.glob("*.yaml"))
+        if path.is_dir() and path.name not in named and any(p.suffix.lower() in YAML_SUFFIXES for p in path.rglob("*"))
     ]
 
 

@@ -594,3 +594,37 @@ def test_platform_mount_table_is_what_the_charts_mount() -> None:
             for mount in container.get("volumeMounts", [])
         }
         assert paths == {*expected, CHECKPOINT_PATH}
+
+
+@pytest.mark.parametrize(
+    ("relative", "expected"),
+    [
+        (
+            "vision/sweep.yml",
+            "{teams}/vision/sweep.yml: <file>: run files are read only as teams/<team>/<run>.yaml: this file would "
+            "never be rendered (got 'vision/sweep.yml'); fix: rename it to sweep.yaml, or move it out of teams/",
+        ),
+        (
+            "vision/Sweep.YAML",
+            "{teams}/vision/Sweep.YAML: <file>: run files are read only as teams/<team>/<run>.yaml: this file would "
+            "never be rendered (got 'vision/Sweep.YAML'); fix: rename it to sweep.yaml, or move it out of teams/",
+        ),
+        (
+            "vision/old/sweep.yaml",
+            "{teams}/vision/old/sweep.yaml: <file>: run files are read only as teams/<team>/<run>.yaml: this file "
+            "would never be rendered (got 'vision/old/sweep.yaml'); fix: move it to vision/<run>.yaml",
+        ),
+    ],
+    ids=["yml", "upper-case", "nested"],
+)
+def test_fails_run_file_that_would_never_be_read(tmp_path: Any, relative: str, expected: str) -> None:
+    from config import load_environment
+    from config.teams import load_team_runs
+
+    teams = tmp_path / "teams"
+    (teams / "vision").mkdir(parents=True)
+    (teams / relative).parent.mkdir(parents=True, exist_ok=True)
+    (teams / relative).write_text("template: pytorch\n")
+    with pytest.raises(ConfigError) as caught:
+        load_team_runs(load_environment(name="dev"), teams_dir=teams)
+    assert caught.value.line() == expected.format(teams=teams)
