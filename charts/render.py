@@ -28,6 +28,7 @@ from config.errors import ConfigError
 from config.model import EnvironmentConfig
 from config.teams import TeamRun, load_team_runs, unhonoured_settings
 from observability.dashboard import dashboard_json
+from policy.checks import Check
 from policy.gangs import GangPlan
 from policy.gate_fields import subject as object_subject
 from policy.karpenter import karpenter_objects
@@ -154,6 +155,8 @@ def render_checked(
 
     rendered = render_environment(env, team_runs=team_runs)
     for finding in run_checks(env, rendered.all_objects()):
+        if finding.status is Status.FAIL and finding.pools:
+            raise _pool_refusal(env, finding, rendered, config_file=config_file)
         if finding.status is Status.FAIL:
             raise ConfigError(
                 f"{finding.check}: {finding.subject}",
@@ -163,6 +166,25 @@ def render_checked(
                 source=rendered.run_file_of(finding.subject),
             )
     return rendered
+
+
+def _pool_refusal(
+    env: EnvironmentConfig, finding: Check, rendered: RenderedEnvironment, *, config_file: str | None
+) -> ConfigError:
+    """A capacity finding whose fix is a pool's size: one line on the environment file's pool, naming the run
+    whose gang exposed it (the pool is what changed, or what must)."""
+    from config.load import _display, environment_path
+
+    index, pool = next((i, p) for i, p in enumerate(env.gpu_pools) if p.name == finding.pools[0])
+    run_file = rendered.run_file_of(finding.subject) or finding.subject
+    value = getattr(pool, finding.pool_field)
+    return ConfigError(
+        f"gpu_pools[{index}].{finding.pool_field}",
+        list(value) if isinstance(value, tuple) else value,
+        f"the gang of {run_file} ({finding.subject}): {finding.detail}",
+        f"{finding.fix} in {run_file} (full report: {report_command(env=env, config_file=config_file)})",
+        source=config_file if config_file else _display(environment_path(env.name)),
+    )
 
 
 def output_files(env: EnvironmentConfig, rendered: RenderedEnvironment) -> dict[str, str]:

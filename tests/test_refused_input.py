@@ -628,3 +628,24 @@ def test_fails_run_file_that_would_never_be_read(tmp_path: Any, relative: str, e
     with pytest.raises(ConfigError) as caught:
         load_team_runs(load_environment(name="dev"), teams_dir=teams)
     assert caught.value.line() == expected.format(teams=teams)
+
+
+def test_fails_pod_no_node_of_the_pool_can_hold_on_the_pool_not_with_raise_max_size() -> None:
+    from charts.render import render_checked
+    from config import load_environment
+    from config.teams import TeamRun, parse_run
+
+    env = load_environment(name="dev")
+    big = RUN | {"device_class": "h100-80gb", "cpu_per_replica": 192, "memory_gib_per_replica": 900}
+    run = TeamRun("llm-research", "big", "teams/llm-research/big.yaml", parse_run(env, "llm-research", "big", big))
+    with pytest.raises(ConfigError) as caught:
+        render_checked(env, team_runs=[run])
+    line = caught.value.line()
+    group = line.split("(PodGroup/", 1)[1].split(")", 1)[0]
+    assert line == (
+        "environments/dev.yaml: gpu_pools[0].instance_types: the gang of teams/llm-research/big.yaml "
+        f"(PodGroup/{group}): no node can hold one Pod of 8 x h100-80gb.gpu-platform.io, 192 CPU, 900Gi: no instance "
+        "type of pool h100 (p5.48xlarge) has room for it (got ['p5.48xlarge']); fix: use a larger instance type in "
+        "pool h100, or lower the per-replica request (gpus_per_replica, cpu_per_replica, memory_gib_per_replica) in "
+        "teams/llm-research/big.yaml (full report: make check ENV=dev)"
+    )
