@@ -9,6 +9,7 @@ import unicodedata
 from datetime import UTC, date, datetime
 from ipaddress import AddressValueError, IPv4Network, NetmaskValueError
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -206,9 +207,8 @@ def _from_pydantic(error: ValidationError, root: type[BaseModel] = EnvironmentCo
             )
         return ConfigError(field, value, f"fewer than {least} {unit}", f"use at least {least} {unit}")
     if kind in _BOUNDS:
-        low, high = _bounds(loc, root)
         key, missed = _BOUNDS[kind]
-        return ConfigError(field, value, f"{missed} {ctx.get(key)}", f"use {_range_words(low, high)}")
+        return ConfigError(field, value, f"{missed} {ctx.get(key)}", f"use {_bounds(loc, root, ctx)}")
     if kind.startswith("datetime") or kind.startswith("date_"):
         return ConfigError(
             field,
@@ -232,35 +232,47 @@ _BOUNDS = {
 """pydantic's bound errors: the ``ctx`` key of the bound, and how the value misses it."""
 
 
-def _bounds(loc: tuple[int | str, ...], root: type[BaseModel]) -> tuple[int | None, int | None]:
-    """The inclusive ``(ge, le)`` bounds of the number field at ``loc``, from its ``Field`` constraints."""
+def _bounds(loc: tuple[int | str, ...], root: type[BaseModel], ctx: dict[str, Any]) -> str:
+    """The values the number field at ``loc`` allows, in words, from its ``Field`` constraints (or, for a
+    list entry, from the one bound pydantic reports)."""
     owner = _model_at(loc[:-1], root) if loc and isinstance(loc[-1], str) else None
-    if owner is None or not isinstance(loc[-1], str):
-        return None, None
-    low = high = None
-    for meta in _metadata(owner.model_fields[loc[-1]].annotation) + list(owner.model_fields[loc[-1]].metadata):
-        low = getattr(meta, "ge", None) if getattr(meta, "ge", None) is not None else low
-        high = getattr(meta, "le", None) if getattr(meta, "le", None) is not None else high
-    return low, high
+    metadata: list[Any] = [SimpleNamespace(**ctx)]
+    whole = isinstance(next(iter(ctx.values()), 0), int)
+    if owner is not None and isinstance(loc[-1], str):
+        field = owner.model_fields[loc[-1]]
+        metadata = _metadata(field.annotation) + list(field.metadata)
+        whole = _number_type(field.annotation) is int
+    found: dict[str, Any] = {}
+    for meta in metadata:
+        for key in ("ge", "gt", "le", "lt"):
+            if getattr(meta, key, None) is not None:
+                found[key] = getattr(meta, key)
+    words = {"ge": "at least", "gt": "more than", "le": "at most", "lt": "less than"}
+    parts = [f"{words[key]} {found[key]}" for key in words if key in found]
+    noun = "a whole number" if whole else "a number"
+    if "ge" in found and "le" in found:
+        return f"{noun} from {found['ge']} to {found['le']}"
+    return f"{noun} of {' and '.join(parts)}" if parts else noun
+
+
+def _number_type(annotation: Any) -> type | None:
+    if annotation in (int, float):
+        return annotation  # type: ignore[no-any-return]
+    for arg in typing.get_args(annotation):
+        found = _number_type(arg)
+        if found is not None:
+            return found
+    return None
 
 
 def _metadata(annotation: Any) -> list[Any]:
     origin = typing.get_origin(annotation)
     if origin is typing.Annotated:
-        return list(getattr(annotation, "__metadata__", ()))
+        # A ``Field(...)`` inside ``Annotated`` keeps its bounds in its own ``metadata``.
+        return [m for meta in annotation.__metadata__ for m in (meta, *getattr(meta, "metadata", ()))]
     if origin in (typing.Union, types.UnionType):
         return [m for arg in typing.get_args(annotation) for m in _metadata(arg)]
     return []
-
-
-def _range_words(low: int | None, high: int | None) -> str:
-    if low is not None and high is not None:
-        return f"a whole number from {low} to {high}"
-    if low is not None:
-        return f"a whole number of at least {low}"
-    if high is not None:
-        return f"a whole number of at most {high}"
-    return "a value in the range the README settings table gives"
 
 
 def _is_cidr_error(error: object) -> bool:

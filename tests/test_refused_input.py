@@ -649,3 +649,19 @@ def test_fails_pod_no_node_of_the_pool_can_hold_on_the_pool_not_with_raise_max_s
         "pool h100, or lower the per-replica request (gpus_per_replica, cpu_per_replica, memory_gib_per_replica) in "
         "teams/llm-research/big.yaml (full report: make check ENV=dev)"
     )
+
+
+def test_fails_mix_number_out_of_bounds_in_words() -> None:
+    from pathlib import Path
+
+    from config import load_environment
+    from config.files import read_yaml_file
+    from simulation.mix.load import parse_mix
+
+    data = read_yaml_file(Path(__file__).resolve().parent.parent / "mixes" / "dev.yaml")
+    data["classes"][0]["duration"]["sigma"] = 9.0
+    with pytest.raises(ConfigError) as caught:
+        parse_mix(load_environment(name="dev"), data)
+    assert caught.value.line() == (
+        "classes[0].duration.sigma: more than 4.0 (got 9.0); fix: use a number of more than 0 and at most 4"
+    )
