@@ -83,7 +83,7 @@ class ClusterConfig(Model):
     endpoint_access: EndpointAccess = EndpointAccess.PUBLIC_AND_PRIVATE
     """``public_and_private`` (public endpoint limited to ``public_access_cidrs``) or ``private``."""
     public_access_cidrs: tuple[IPv4Network, ...] = ()
-    """CIDRs allowed to reach the public endpoint; required when it is public."""
+    """CIDRs allowed to reach the public endpoint; required when it is public, refused when it is private."""
     acknowledge_public_endpoint_open_to_internet: bool = False
     """Allow a ``/0`` range in ``public_access_cidrs``: the API server then answers every address."""
     admin_principal_arns: tuple[
@@ -118,16 +118,19 @@ class ExistingVpc(Model):
         ZoneName,
         Annotated[str, text(r"^subnet-[0-9a-f]{8,17}$", "a subnet id: subnet- and 8 or 17 hexadecimal digits")],
     ]
-    """One private node subnet per zone; the zones of this map are the VPC's zones."""
+    """One private node subnet per zone (at least two zones, each subnet given once); the zones of this map
+    are the VPC's zones."""
 
 
 class NetworkConfig(Model):
     availability_zones: tuple[ZoneName, ...] = ()
-    """Zones of the new VPC (at least two). Ignored with ``existing_vpc``."""
+    """Zones of the new VPC (at least two, each a zone of the region in ``catalog/regions.py``); refused with
+    ``existing_vpc``, whose subnets give the zones."""
     vpc_cidr: IPv4Network = IPv4Network("10.0.0.0/16")
-    """Address range of the new VPC."""
+    """Address range of the new VPC: a /16 to /28 block, private (RFC 1918) or publicly routable, as EC2
+    allows (``catalog/vpc.py``), with room for a /19 and a /24 subnet per zone."""
     nat_gateways: Annotated[int, Field(ge=1, le=6)] = 1
-    """NAT gateways of the new VPC (one per zone for zone-independent egress)."""
+    """NAT gateways of the new VPC (one per zone for zone-independent egress; at most one per zone)."""
     existing_vpc: ExistingVpc | None = None
     """Use this VPC instead of creating one (no context lookup: subnets are listed)."""
 
@@ -144,7 +147,7 @@ class SystemNodeGroupConfig(Model):
     instance_types: tuple[str, ...] = ("m7i.large",)
     """CPU instance types (see ``catalog/instances.py``)."""
     min_size: Annotated[int, Field(ge=0)] = 2
-    """Minimum nodes."""
+    """Minimum nodes (at least 1: the group holds CoreDNS and the platform's controllers)."""
     max_size: Annotated[int, Field(ge=1)] = 4
     """Maximum nodes."""
     desired_size: Annotated[int, Field(ge=0)] | None = None
@@ -160,7 +163,7 @@ class Capacity(Model):
     ) = None
     """Capacity Block reservation (``cr-...``); required for ``capacity_block``."""
     ends_at: datetime | None = None
-    """End of the Capacity Block (UTC). A schedule then scales the node group to 0 nodes
+    """End of the Capacity Block (UTC); refused once that date is past. A schedule then scales the node group to 0 nodes
     ``scale_in_minutes_before_end`` before it, so no node is cut off mid-step by the block's end."""
     scale_in_minutes_before_end: Annotated[int, Field(ge=5, le=1440)] | None = None
     """How long before ``ends_at`` the group scales in (default 60): time for a job to checkpoint and stop."""
@@ -206,7 +209,9 @@ class GpuPoolConfig(Model):
     root_volume_gib: Annotated[int, Field(ge=50, le=16384)] = 200
     """Encrypted gp3 root volume size."""
     labels: dict[LabelKey, LabelValue] = {}
-    """Extra node labels; the platform's ``gpu-platform.io/*`` labels always win."""
+    """Extra node labels. Keys kubelet refuses (``kubernetes.io``/``k8s.io`` namespaces outside
+    ``node.kubernetes.io/`` and ``kubelet.kubernetes.io/``), Karpenter's domains and the platform's own
+    (``gpu-platform.io/*``, ``nvidia.com/mig.config``) are refused."""
     taints: tuple[Taint, ...] = (GPU_TAINT,)
     """Node taints; by default ``nvidia.com/gpu=true:NoSchedule``."""
     dra: bool = True

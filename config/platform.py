@@ -88,7 +88,8 @@ class CheckpointVolume(Model):
             max_length=256,
         ),
     ] = "/checkpoints"
-    """Where the volume appears in the containers."""
+    """Where the volume appears in the containers; not a path the platform mounts at (``/dev/shm``, MPI's
+    ``/etc/mpi``) nor a directory above one."""
 
 
 class RunConfig(Model):
@@ -129,13 +130,15 @@ class RunConfig(Model):
     program every rank runs (the platform adds `mpirun`, the hostfile and `-np`); `spark`, `service`: the
     container command."""
     processes_per_pod: Annotated[int, Field(ge=1, le=64)] | None = None
-    """Processes (ranks) each Pod starts: torchrun's `--nproc-per-node`, MPI slots; default GPUs per Pod (1 without)."""
+    """`pytorch` and `mpi` only: processes (ranks) each Pod starts: torchrun's `--nproc-per-node`, MPI slots; default
+    GPUs per Pod (1 without)."""
     shm_gib: Annotated[int, Field(ge=1, le=1024)] | None = None
     """Size of the memory-backed `/dev/shm` for data loaders; default a quarter of the Pod's memory."""
     checkpoint: CheckpointVolume | None = None
     """A PersistentVolumeClaim for checkpoints, mounted in every Pod of the run."""
     readiness_command: tuple[str, ...] = ()
-    """`service` (required): the command that says one Pod is ready; the leader is ready once every Pod is."""
+    """`service` (required; refused on other templates): the command that says one Pod is ready; the leader is
+    ready once every Pod is."""
     topology: TopologyPreference = TopologyPreference.ZONE
     """Keep the gang inside one zone (when topology-aware scheduling is on)."""
     job: bool = False
