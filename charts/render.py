@@ -27,6 +27,7 @@ from charts.yaml_output import dump_objects
 from config.errors import ConfigError
 from config.model import EnvironmentConfig
 from config.teams import TeamRun, load_team_runs, unhonoured_settings
+from config.validate_effect import ineffective_setting_notes
 from observability.dashboard import dashboard_json
 from policy.checks import Check
 from policy.gangs import GangPlan
@@ -125,6 +126,7 @@ def render_environment(
     app = shared_app
     cluster = render_cluster_objects(env, app=app)
     rendered = RenderedEnvironment(files=dict(cluster), cluster_files=tuple(cluster))
+    rendered.notes += [f"{env.name}: {note}" for note in ineffective_setting_notes(env)]
     karpenter = karpenter_objects(env)
     if karpenter:  # deployed by the Karpenter construct after its CRDs and controller
         rendered.files["karpenter.yaml"] = karpenter

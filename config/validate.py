@@ -19,6 +19,7 @@ from config.model import (
     PoolScaling,
 )
 from config.runs import check_ephemeral
+from config.validate_effect import check_ineffective_pool_settings, check_ineffective_settings
 from config.validate_karpenter import check_karpenter, check_karpenter_pools_shape
 from config.validate_labels import check_pool_labels
 from config.validate_limits import check_acknowledgements, check_service_limits
@@ -52,10 +53,12 @@ def validate_environment(env: EnvironmentConfig, *, today: date) -> None:
         _check_scaling(pool, where)
         _check_efa(pool, where)
         check_capacity_block_end(pool, where, today=today)
+        check_ineffective_pool_settings(pool, where)
     _check_cluster_autoscaler(env)
     check_karpenter(env)
     check_observability(env)
     _check_platform(env)
+    check_ineffective_settings(env)
     check_gates(control_plane=env.feature_gates.control_plane, kubelet=env.feature_gates.kubelet)
 
 

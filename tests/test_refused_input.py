@@ -665,3 +665,51 @@ def test_fails_mix_number_out_of_bounds_in_words() -> None:
     assert caught.value.line() == (
         "classes[0].duration.sigma: more than 4.0 (got 9.0); fix: use a number of more than 0 and at most 4"
     )
+
+
+def test_fails_scale_in_lead_time_without_the_block_end(dev_data: dict[str, Any]) -> None:
+    _with_block(dev_data, "2099-01-01T00:00:00Z")
+    dev_data["gpu_pools"][2]["capacity"] = {
+        "type": "capacity_block",
+        "reservation_id": "cr-0123456789abcdef0",
+        "scale_in_minutes_before_end": 90,
+    }
+    assert _fails(dev_data) == (
+        "gpu_pools[2].capacity.scale_in_minutes_before_end: the scale-in is timed from capacity.ends_at, which is "
+        "not set, so nothing would ever scale in (got 90); fix: set capacity.ends_at to the Capacity Block's end, "
+        "or remove scale_in_minutes_before_end"
+    )
+
+
+def test_fails_compute_domains_without_the_dra_driver(dev_data: dict[str, Any]) -> None:
+    dev_data["dra_driver"] = {"enabled": False, "compute_domains": True}
+    for pool in dev_data["gpu_pools"]:
+        pool.update(dra=False, device_plugin=True)
+    dev_data["platform"]["device_classes"] = []
+    assert _fails(dev_data) == (
+        "dra_driver.compute_domains: compute domains are a feature of the DRA driver, and dra_driver.enabled is "
+        "false (got True); fix: set dra_driver.enabled: true, or remove compute_domains"
+    )
+
+
+def test_sections_of_components_not_installed_are_warned_and_noted_in_the_summary() -> None:
+    from charts.render import output_files, render_environment
+    from cli.render import note_lines
+    from config import load_environment
+
+    data = load_environment(name="ci").model_dump(mode="json")
+    data["cluster_autoscaler"]["scale_down_unneeded_minutes"] = 5
+    data["karpenter"]["acknowledge_unverified_release"] = True
+    env = env_from(data)
+    rendered = render_environment(env, team_runs=[])
+    notes = [
+        "ci: cluster_autoscaler: scale_down_unneeded_minutes set, but no GPU pool has scaling: autoscaled, so "
+        "Cluster Autoscaler is not installed and the setting has no effect",
+        "ci: karpenter: acknowledge_unverified_release set, but no GPU pool has provider: karpenter, so "
+        "Karpenter is not installed and the setting has no effect",
+    ]
+    assert rendered.notes == notes
+    assert note_lines(rendered) == [f"warning: {n}" for n in rendered.notes]
+    summary = output_files(env, rendered)["SUMMARY.md"]
+    assert all(f"- {note}" in summary for note in rendered.notes)
+    assert render_environment(load_environment(name="ci"), team_runs=[]).notes == []
