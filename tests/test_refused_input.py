@@ -713,3 +713,19 @@ def test_sections_of_components_not_installed_are_warned_and_noted_in_the_summar
     summary = output_files(env, rendered)["SUMMARY.md"]
     assert all(f"- {note}" in summary for note in rendered.notes)
     assert render_environment(load_environment(name="ci"), team_runs=[]).notes == []
+
+
+def test_fails_control_characters_in_a_mix() -> None:
+    from pathlib import Path
+
+    from config import load_environment
+    from config.files import read_yaml_file
+    from simulation.mix.load import parse_mix
+
+    data = read_yaml_file(Path(__file__).resolve().parent.parent / "mixes" / "dev.yaml")
+    data["classes"][0]["name"] = "pretrain\x1b[31m"
+    with pytest.raises(ConfigError) as caught:
+        parse_mix(load_environment(name="dev"), data)
+    assert caught.value.line() == (
+        f"classes[0].name: holds the control character U+001B (got 'pretrain\\x1b[31m'); {_PRINTABLE_FIX}"
+    )
