@@ -416,5 +416,11 @@ def test_failed_check_stops_the_synthesis_beside_it_and_leaves_nothing_behind(wo
         result = _cdk_app({"config": str(config)}, outdir, temp=workspace.temp)
         assert not outdir.exists() or not any(outdir.iterdir())
     _assert_refused(
-        result.returncode, result.stdout, result.stderr, "capacity: PodGroup/team-llm-research/", workspace, before
+        result.returncode,
+        result.stdout,
+        result.stderr,
+        f"small.yaml: gpu_pools[0].max_size: the gang of {workspace.teams}/llm-research/pretrain-70b.yaml "
+        "(PodGroup/team-llm-research/",
+        workspace,
+        before,
     )
