@@ -419,8 +419,7 @@ def test_failed_check_stops_the_synthesis_beside_it_and_leaves_nothing_behind(wo
         result.returncode,
         result.stdout,
         result.stderr,
-        f"small.yaml: gpu_pools[0].max_size: the gang of {workspace.teams}/llm-research/pretrain-70b.yaml "
-        "(PodGroup/team-llm-research/",
+        "small.yaml: gpu_pools[0].max_size: the gang of ",  # the run file: under --teams, or teams/ for cdk synth
         workspace,
         before,
     )
