@@ -85,7 +85,10 @@ def check_network(env: EnvironmentConfig) -> None:
 
 
 def _shown(value: object) -> object:
-    return [str(v) for v in value] if isinstance(value, tuple) else str(value) if not isinstance(value, int) else value
+    """A network setting as its YAML would write it: a CIDR as text, a list of zones as a list, a count as is."""
+    if isinstance(value, int):
+        return value
+    return [str(v) for v in value] if isinstance(value, tuple) else str(value)
 
 
 def _check_subnets(env: EnvironmentConfig) -> None:
