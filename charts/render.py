@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum
 
 from cdk8s import App, Chart
 from constructs import Construct
+from pydantic import BaseModel
 
 from charts.admission_policies import GangAdmissionPolicies
 from charts.cluster_objects import PlatformDeviceClasses, PriorityTiers
@@ -32,7 +34,7 @@ from observability.dashboard import dashboard_json
 from policy.checks import Check
 from policy.gangs import GangPlan
 from policy.gate_fields import subject as object_subject
-from policy.karpenter import karpenter_objects
+from policy.karpenter import karpenter_objects, pool_settings
 from policy.workload_rules import WorkloadRuleError, check_objects
 
 OBSERVABILITY_FILE = "observability.yaml"
@@ -179,10 +181,12 @@ def _pool_refusal(
 
     index, pool = next((i, p) for i, p in enumerate(env.gpu_pools) if p.name == finding.pools[0])
     run_file = rendered.run_file_of(finding.subject) or finding.subject
-    value = getattr(pool, finding.pool_field)
+    value = pool_settings(pool) if finding.pool_field == "karpenter" else getattr(pool, finding.pool_field)
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json")
     return ConfigError(
         f"gpu_pools[{index}].{finding.pool_field}",
-        list(value) if isinstance(value, tuple) else value,
+        [str(v) for v in value] if isinstance(value, tuple) else value.value if isinstance(value, Enum) else value,
         f"the gang of {run_file} ({finding.subject}): {finding.detail}",
         f"{finding.fix} in {run_file} (full report: {report_command(env=env, config_file=config_file)})",
         source=config_file if config_file else _display(environment_path(env.name)),

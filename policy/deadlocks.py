@@ -431,7 +431,9 @@ def _unreachable(env: EnvironmentConfig, demand: GpuDemand, spec: DeviceClassSpe
         f"gang needs {demand.min_pods} pods of {_shape_text(demand)} in {domain}, but no autoscaler will add the "
         f"nodes: {'; '.join(reason for _, reason in blocked)}; counting only nodes that can come to exist, "
         f"{where.replace('holds', 'can hold')}",
-        f"make the nodes exist before the gang: {fixes}",
+        f"make the nodes exist before the gang: {fixes}; or lower replicas",
+        tuple(pool.name for pool, _ in blocked),
+        "karpenter" if blocked and blocked[0][0].provider is CapacityProvider.KARPENTER else "scaling",
     )
 
 
