@@ -19,7 +19,11 @@ from config.model import (
     PoolScaling,
 )
 from config.runs import check_ephemeral
-from config.validate_effect import check_ineffective_pool_settings, check_ineffective_settings
+from config.validate_effect import (
+    check_ineffective_pool_settings,
+    check_ineffective_settings,
+    check_repeated_entries,
+)
 from config.validate_karpenter import check_karpenter, check_karpenter_pools_shape
 from config.validate_labels import check_pool_labels
 from config.validate_limits import check_acknowledgements, check_service_limits
@@ -60,6 +64,7 @@ def validate_environment(env: EnvironmentConfig, *, today: date) -> None:
     _check_platform(env)
     check_ineffective_settings(env)
     check_gates(control_plane=env.feature_gates.control_plane, kubelet=env.feature_gates.kubelet)
+    check_repeated_entries(env)
 
 
 def _check_cluster(env: EnvironmentConfig) -> None:

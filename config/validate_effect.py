@@ -3,6 +3,8 @@ SUMMARY.md note where it only waits for something else (a section whose componen
 
 from __future__ import annotations
 
+from enum import Enum
+
 from pydantic import BaseModel
 
 from config.errors import ConfigError
@@ -53,3 +55,48 @@ def ineffective_setting_notes(env: EnvironmentConfig) -> list[str]:
             "installed and the setting has no effect"
         )
     return notes
+
+
+def first_repeated_entry(section: BaseModel, where: str = "") -> tuple[str, object] | None:
+    """The first list entry of ``section`` (or of a section inside it) that appears twice: ``(field, entry)``.
+
+    Every list of an environment is a set in meaning (zones, instance types, gates, principals, CIDRs,
+    tiers): a repeat is a typo or a paste, and several services refuse it at deploy (two EKS access
+    entries for one principal, two node group subnets for one id).
+    """
+    for name in type(section).model_fields:
+        value = getattr(section, name)
+        field = f"{where}.{name}" if where else name
+        items: list[tuple[str, object]] = []
+        if isinstance(value, BaseModel):
+            items = [(field, value)]
+        elif isinstance(value, tuple):
+            seen: set[str] = set()
+            for index, entry in enumerate(value):
+                key = entry.model_dump_json() if isinstance(entry, BaseModel) else repr(entry)
+                if key in seen:
+                    return f"{field}[{index}]", entry.model_dump(mode="json") if isinstance(entry, BaseModel) else entry
+                seen.add(key)
+            items = [(f"{field}[{i}]", e) for i, e in enumerate(value)]
+        elif isinstance(value, dict):
+            items = [(f"{field}.{k}", v) for k, v in value.items()]
+        for path, item in items:
+            if isinstance(item, BaseModel):
+                found = first_repeated_entry(item, path)
+                if found is not None:
+                    return found
+    return None
+
+
+def check_repeated_entries(env: EnvironmentConfig) -> None:
+    found = first_repeated_entry(env)
+    if found is not None:
+        field, entry = found
+        if isinstance(entry, Enum):
+            entry = entry.value
+        raise ConfigError(
+            field,
+            str(entry) if not isinstance(entry, (str, int, dict, list)) else entry,
+            "this entry is listed twice",
+            "list each entry once",
+        )

@@ -729,3 +729,32 @@ def test_fails_control_characters_in_a_mix() -> None:
     assert caught.value.line() == (
         f"classes[0].name: holds the control character U+001B (got 'pretrain\\x1b[31m'); {_PRINTABLE_FIX}"
     )
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (
+            lambda d: d["cluster"]["admin_principal_arns"].append("arn:aws:iam::111122223333:role/PlatformAdmin"),
+            "cluster.admin_principal_arns[1]: this entry is listed twice "
+            "(got 'arn:aws:iam::111122223333:role/PlatformAdmin'); fix: list each entry once",
+        ),
+        (
+            lambda d: d["cluster"]["public_access_cidrs"].append("203.0.113.0/24"),
+            "cluster.public_access_cidrs[1]: this entry is listed twice (got '203.0.113.0/24'); "
+            "fix: list each entry once",
+        ),
+        (
+            lambda d: d["gpu_pools"][1]["instance_types"].append("g6.12xlarge"),
+            "gpu_pools[1].instance_types[2]: this entry is listed twice (got 'g6.12xlarge'); fix: list each entry once",
+        ),
+        (
+            lambda d: d["platform"]["teams"]["vision"].update(tiers=["standard", "standard"]),
+            "platform.teams.vision.tiers[1]: this entry is listed twice (got 'standard'); fix: list each entry once",
+        ),
+    ],
+    ids=["admin-principal", "public-cidr", "instance-type", "team-tier"],
+)
+def test_fails_list_entry_given_twice(dev_data: dict[str, Any], edit: Any, expected: str) -> None:
+    edit(dev_data)
+    assert _fails(dev_data) == expected
