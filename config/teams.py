@@ -263,6 +263,14 @@ def check_run(env: EnvironmentConfig, team: str, run: RunConfig) -> None:
                 "set hierarchical: true (needs the CompositePodGroup gate) so the coordinator has its own group, "
                 "or drop min_replicas",
             )
+    if run.elastic and (run.min_replicas is None or run.min_replicas >= run.replicas):
+        raise ConfigError(
+            "elastic",
+            True,
+            f"acknowledges a gang that may start with fewer than replicas {run.replicas}, but min_replicas "
+            f"{'is not set' if run.min_replicas is None else f'is {run.min_replicas}'}, so it has no effect",
+            "set min_replicas below replicas, or remove elastic",
+        )
 
 
 def _check_schedulable(run: RunConfig) -> None:

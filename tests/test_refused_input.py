@@ -758,3 +758,10 @@ def test_fails_control_characters_in_a_mix() -> None:
 def test_fails_list_entry_given_twice(dev_data: dict[str, Any], edit: Any, expected: str) -> None:
     edit(dev_data)
     assert _fails(dev_data) == expected
+
+
+def test_fails_elastic_acknowledgement_with_nothing_to_acknowledge() -> None:
+    assert _fails_run(RUN | {"elastic": True}) == (
+        "elastic: acknowledges a gang that may start with fewer than replicas 2, but min_replicas is not set, so it "
+        "has no effect (got True); fix: set min_replicas below replicas, or remove elastic"
+    )
