@@ -106,9 +106,10 @@ def test_failed_deadlock_check_is_one_line_and_keeps_last_good_output(
     result = _run_synth("--config", str(config), "--cdk-out", str(cdk_out), "--dist", str(dist))
     assert result.returncode == 2
     (line,) = result.stderr.splitlines()
-    # Names the run whose gang no longer fits, and the report command for the file given.
+    # Names the pool that shrank in the file given, the run whose gang no longer fits, and the report command.
     assert line.startswith(
-        "error: teams/llm-research/pretrain-70b.yaml: capacity: PodGroup/team-llm-research/pretrain-70b-"
+        f"error: {config}: gpu_pools[0].max_size: the gang of teams/llm-research/pretrain-70b.yaml "
+        "(PodGroup/team-llm-research/pretrain-70b-"
     )
     assert line.endswith(f"(full report: make check CONFIG={config})")
     assert (cdk_out / "last-good.txt").read_text() == "keep me\n"

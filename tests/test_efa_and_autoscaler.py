@@ -455,7 +455,7 @@ def test_capacity_block_scale_in_an_hour_before_the_end() -> None:
     assert [
         (s.nodegroup_name, s.max_size, s.schedule_expression)
         for s in capacity_block_scale_ins(block, cluster_name="gpu-prod")
-    ] == [("gpu-prod-h200-block-1b", 2, "at(2027-01-15T10:30:00)")]
+    ] == [("gpu-prod-h200-block-1b", 2, "at(2027-06-30T10:30:00)")]
     assert capacity_block_scale_ins(env.gpu_pools[0], cluster_name="gpu-prod") == []
 
 
@@ -464,7 +464,7 @@ def test_capacity_block_scale_in_schedule_updates_only_its_group(synthesized: Sy
     import json
 
     (schedule,) = _resources(synthesized, "prod-example", "AWS::Scheduler::Schedule")
-    assert schedule["ScheduleExpression"] == "at(2027-01-15T10:30:00)"
+    assert schedule["ScheduleExpression"] == "at(2027-06-30T10:30:00)"
     assert json.loads(schedule["Target"]["Input"]) == {
         "ClusterName": "gpu-prod",
         "NodegroupName": "gpu-prod-h200-block-1b",

@@ -76,7 +76,9 @@ def test_fails_public_endpoint_open_to_every_address_without_acknowledgement(dev
         )
     ]
     assert endpoint_risks(load_environment(name="dev")) == []
-    dev_data["cluster"]["endpoint_access"] = "private"  # the ranges then open nothing
+    dev_data["cluster"]["endpoint_access"] = "private"  # the ranges would then open nothing: refused
+    dev_data["cluster"]["public_access_cidrs"] = []
+    dev_data["cluster"]["acknowledge_public_endpoint_open_to_internet"] = False
     assert endpoint_risks(env_from(dev_data)) == []
 
 

@@ -71,7 +71,8 @@ def test_fails_gang_that_needs_nodes_nobody_adds() -> None:
             "will add the nodes: pool h100 is autoscaled, and Cluster Autoscaler's DRA simulation does not support "
             "pods with preemptionPolicy PreemptLowerPriority; counting only nodes that can come to exist, the "
             "largest zone (us-west-2a) can hold at most 1",
-            "make the nodes exist before the gang: scaling: static (min_size = max_size) on pool h100",
+            "make the nodes exist before the gang: scaling: static (min_size = max_size) on pool h100; "
+            "or lower replicas",
         )
     ]
 
@@ -113,7 +114,9 @@ def test_fails_dra_gang_on_a_dynamic_karpenter_pool() -> None:
         "for pods that ask for GPUs only through a ResourceClaim; counting only nodes that can come to exist, the "
         "largest zone (us-west-2a) can hold at most 0"
     )
-    assert found[2] == "make the nodes exist before the gang: karpenter.mode: static on pool l40s-flex"
+    assert (
+        found[2] == "make the nodes exist before the gang: karpenter.mode: static on pool l40s-flex; or lower replicas"
+    )
 
 
 def test_warns_gang_that_waits_for_nodes_from_zero(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -136,3 +139,24 @@ def test_competition_counts_reachable_capacity() -> None:
     objects = _objects(env, a=run, b=run)
     (warning,) = [c for c in check_competition(env, objects) if c.status is Status.WARN]
     assert warning.detail.startswith("high-priority gangs need 4 pods together but one zone holds 2: ")
+
+
+def test_fails_at_synth_on_the_pool_whose_nodes_nobody_adds() -> None:
+    """The synth refusal names the pool's scaling in the environment file and the run whose gang needs the nodes."""
+    from charts.render import render_checked
+    from config import ConfigError
+
+    env = env_from(_dev(scaling="autoscaled", min_size=1))
+    with pytest.raises(ConfigError) as caught:
+        render_checked(env)
+    line = caught.value.line()
+    group = line.split("(PodGroup/", 1)[1].split(")", 1)[0]
+    assert line == (
+        "environments/dev.yaml: gpu_pools[0].scaling: the gang of teams/llm-research/pretrain-70b.yaml "
+        f"(PodGroup/{group}): gang needs 16 pods of 8 x h100-80gb.gpu-platform.io, 180 CPU, 1800Gi in one zone, but "
+        "no autoscaler will add the nodes: pool h100 is autoscaled, and Cluster Autoscaler's DRA simulation does not "
+        "support pods with preemptionPolicy PreemptLowerPriority; counting only nodes that can come to exist, the "
+        "largest zone (us-west-2a) can hold at most 1 (got 'autoscaled'); fix: make the nodes exist before the gang: "
+        "scaling: static (min_size = max_size) on pool h100; or lower replicas in "
+        "teams/llm-research/pretrain-70b.yaml (full report: make check ENV=dev)"
+    )

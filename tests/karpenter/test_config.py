@@ -203,7 +203,8 @@ def test_fails_unknown_karpenter_version(karpenter_data: dict[str, Any]) -> None
 def test_fails_malformed_ami_release(karpenter_data: dict[str, Any]) -> None:
     karpenter_data["karpenter"] = {"ami_release": "latest"}
     assert _fails(karpenter_data) == (
-        "karpenter.ami_release: malformed value (got 'latest'); fix: match the pattern ^v\\d{8}$"
+        "karpenter.ami_release: not in the allowed form (got 'latest'); "
+        "fix: use an amazon-eks-ami release: v and a date as 8 digits (e.g. v20260930)"
     )
 
 
