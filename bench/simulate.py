@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     env = load_environment(name="prod-example")
     mix = load_mix(env, name="prod-example")
     cluster = cluster_model(env)
-    print("arrivals  mode  gangs  started  seconds  ms/arrival  (one simulated week of prod-example)")
+    print("arrivals  mode      gangs  started  seconds  ms/arrival  (one simulated week of prod-example)")
     rows = []
     for arrivals in args.arrivals or [2500, 5000, 10000, 20000]:
         jobs = sample_jobs(
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append((arrivals, mode, len(jobs), seconds))
             per_arrival_ms = 1000 * seconds / len(jobs)
             print(
-                f"{arrivals:8d}  {mode.value:4s}  {len(jobs):5d}  {started:7d}  {seconds:7.2f}  {per_arrival_ms:10.3f}"
+                f"{arrivals:8d}  {mode.value:8s}  {len(jobs):5d}  {started:7d}  {seconds:7.2f}  {per_arrival_ms:10.3f}"
             )
     for mode in Mode:
         mine = [r for r in rows if r[1] is mode]

@@ -4,11 +4,15 @@ Cluster Autoscaler's minor must equal the cluster's Kubernetes minor, and the la
 that minor is the one to run (``cluster-autoscaler/README.md``, "Releases"). Rows say where
 their facts come from:
 
-- ``1.36.1`` is the newest release tag upstream (2026-07-22), checked.
-- ``1.37.0`` is the platform's pin for Kubernetes 1.37. Branch ``cluster-autoscaler-release-1.37``
+- ``1.36.1`` is the newest release tag upstream (``cluster-autoscaler-1.36.1``, 2026-07-22;
+  still the newest in the snapshot of 2026-08-22), checked: the platform's pin. On the 1.37
+  cluster it runs one minor behind, a skew its README advises against; config refuses it unless
+  ``cluster_autoscaler.acknowledge_version_skew`` is set, and synthesis warns.
+- ``1.37.0`` is the release Kubernetes 1.37 wants. Branch ``cluster-autoscaler-release-1.37``
   exists upstream but had no tag in the material we read, so the row is an **assumption**
   (``verified=False``): config refuses it unless ``cluster_autoscaler.acknowledge_unverified_release``
-  is set, and synthesis warns. Set ``verified=True`` once the tag and image exist.
+  is set, and synthesis warns. Once the tag and its image exist, set ``verified=True`` here, move
+  ``versions.CLUSTER_AUTOSCALER_VERSION`` to it and drop the skew acknowledgements.
 
 The chart (9.59.1) defaults to image v1.35.0, so the image tag is always set explicitly.
 """
@@ -43,6 +47,17 @@ class ClusterAutoscalerRelease:
     @property
     def image_tag(self) -> str:
         return f"v{self.version}"
+
+    def minors_behind(self, cluster_minor: str) -> int:
+        """How many Kubernetes minors this release trails ``cluster_minor`` by (negative: it is newer)."""
+        major, _, minor = cluster_minor.partition(".")
+        own_major, _, own_minor = self.kubernetes_minor.partition(".")
+        return (int(major) - int(own_major)) * 100 + int(minor) - int(own_minor)
+
+
+MAX_MINORS_BEHIND = 1
+"""The skew an acknowledgement can accept: a release one minor behind the cluster (the newest
+confirmed release while the cluster's own minor has none), never older, never newer."""
 
 
 CLUSTER_AUTOSCALER_RELEASES: dict[str, ClusterAutoscalerRelease] = {

@@ -15,7 +15,8 @@ Sources, checked row by row:
 - EC2 ``DescribeInstanceTypes`` data as regenerated in aws/karpenter-provider-aws
   (``website/content/en/docs/reference/instance-types.md`` for ``vpc.amazonaws.com/efa``,
   ``pkg/providers/instancetype/zz_generated.vpclimits.go`` for network cards), v1.14.0 data.
-``tests/test_efa.py`` compares every row with the reference table in ``../shared/reference/aws-instance-network``.
+``tests/test_efa_and_autoscaler.py`` compares every row with the reference table in
+``../shared/reference/aws-instance-network``.
 Check a type again with ``aws ec2 describe-instance-types --instance-types <type> --query
 'InstanceTypes[].NetworkInfo.{cards:MaximumNetworkCards,efa:EfaInfo.MaximumEfaInterfaces}'``.
 """
@@ -28,6 +29,16 @@ EFA_LABEL = "gpu-platform.io/efa"
 """Node label of EFA pools; the EFA device plugin runs only where it is ``"true"``."""
 EFA_RESOURCE = "vpc.amazonaws.com/efa"
 """Extended resource the EFA device plugin advertises, one per EFA interface."""
+HUGEPAGES_RESOURCE = "hugepages-2Mi"
+"""Huge pages of 2 MiB, the size the EFA driver pre-allocates."""
+EFA_PREALLOCATED_HUGEPAGES = 5128
+"""2 MiB huge pages an instance with the EFA driver (aws-efa-installer, in the EKS AL2023 accelerated
+AMIs) pre-allocates: 10256Mi of ``hugepages-2Mi`` allocatable per node (EKS User Guide ``node-efa``,
+checked 2026-12-03)."""
+EFA_HUGEPAGES_PER_NODE_MIB = 5120
+"""What AWS's EFA examples request per full-node pod (``hugepages-2Mi: 5120Mi``, EKS User Guide
+``node-efa`` and ``device-management-efa``, checked 2026-12-03); a pod on part of a node requests its
+share, by GPUs."""
 
 
 @dataclass(frozen=True)

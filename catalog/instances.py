@@ -3,6 +3,15 @@
 GPU rows carry what the capacity and device checks need: the GPU model behind the
 DRA driver's ``productName`` attribute, GPUs per instance, and the vCPU and memory
 a gang's pods compete for. Figures are from the EC2 accelerated-computing pages.
+
+``efa_rdma_read``: the type's EFA device supports RDMA read, which GPUDirect RDMA over EFA
+(libfabric's ``FI_EFA_USE_DEVICE_RDMA=1``) needs. Source: EC2 User Guide, "Elastic Fabric Adapter",
+supported instance types by Nitro version with their RDMA read/write columns
+(https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-instance-types), checked 2026-12-03
+for every EFA type here: p4d/p4de (Nitro v3, read yes, write no), p5/p5e (v4), p5en (v5), p6-b200 (v6),
+g6 and g6e (v4) read yes; g5 (v3) read no. Types without EFA (g5/g6/g6e below 8xlarge, CPU types)
+carry ``False``. ``tests/test_efa_and_autoscaler.py`` compares the column with
+``../shared/reference/aws-instance-network``.
 """
 
 from __future__ import annotations
@@ -66,6 +75,8 @@ class InstanceType:
     gpus: int = 0
     gpu_model: GpuModel | None = None
     architecture: str = "x86_64"
+    efa_rdma_read: bool = False
+    """The EFA device supports RDMA read (GPUDirect RDMA over EFA); see the module docstring."""
 
     @property
     def family(self) -> str:
@@ -76,8 +87,19 @@ class InstanceType:
         return self.gpus > 0
 
 
-def _sized_family(family: str, model: GpuModel, rows: list[tuple[str, int, int, int]]) -> list[InstanceType]:
-    return [InstanceType(f"{family}.{size}", vcpus, memory_gib, gpus, model) for size, gpus, vcpus, memory_gib in rows]
+_EFA_SIZES = frozenset({"8xlarge", "12xlarge", "16xlarge", "24xlarge", "48xlarge"})
+"""Sizes of g5, g6 and g6e that have EFA (EC2 User Guide efa.html); the smaller ones have none."""
+
+
+def _sized_family(
+    family: str, model: GpuModel, rows: list[tuple[str, int, int, int]], *, efa_rdma_read: bool
+) -> list[InstanceType]:
+    return [
+        InstanceType(
+            f"{family}.{size}", vcpus, memory_gib, gpus, model, efa_rdma_read=efa_rdma_read and size in _EFA_SIZES
+        )
+        for size, gpus, vcpus, memory_gib in rows
+    ]
 
 
 # (size, GPUs, vCPUs, memory GiB)
@@ -103,15 +125,15 @@ _G6E = [
 ]
 
 _ALL: list[InstanceType] = [
-    InstanceType("p4d.24xlarge", 96, 1152, 8, GpuModel.A100_40GB),
-    InstanceType("p4de.24xlarge", 96, 1152, 8, GpuModel.A100_80GB),
-    InstanceType("p5.48xlarge", 192, 2048, 8, GpuModel.H100_80GB),
-    InstanceType("p5e.48xlarge", 192, 2048, 8, GpuModel.H200),
-    InstanceType("p5en.48xlarge", 192, 2048, 8, GpuModel.H200),
-    InstanceType("p6-b200.48xlarge", 192, 2048, 8, GpuModel.B200),
-    *_sized_family("g5", GpuModel.A10G, _G5),
-    *_sized_family("g6", GpuModel.L4, _G5),
-    *_sized_family("g6e", GpuModel.L40S, _G6E),
+    InstanceType("p4d.24xlarge", 96, 1152, 8, GpuModel.A100_40GB, efa_rdma_read=True),
+    InstanceType("p4de.24xlarge", 96, 1152, 8, GpuModel.A100_80GB, efa_rdma_read=True),
+    InstanceType("p5.48xlarge", 192, 2048, 8, GpuModel.H100_80GB, efa_rdma_read=True),
+    InstanceType("p5e.48xlarge", 192, 2048, 8, GpuModel.H200, efa_rdma_read=True),
+    InstanceType("p5en.48xlarge", 192, 2048, 8, GpuModel.H200, efa_rdma_read=True),
+    InstanceType("p6-b200.48xlarge", 192, 2048, 8, GpuModel.B200, efa_rdma_read=True),
+    *_sized_family("g5", GpuModel.A10G, _G5, efa_rdma_read=False),
+    *_sized_family("g6", GpuModel.L4, _G5, efa_rdma_read=True),
+    *_sized_family("g6e", GpuModel.L40S, _G6E, efa_rdma_read=True),
     # CPU types for the system node group.
     *[
         InstanceType(f"{family}.{size}", vcpus, memory_gib)

@@ -4,17 +4,19 @@ The compatibility table is what ``config`` checks an environment against (Kubern
 Karpenter x DRA). Rows say where their facts come from:
 
 - ``1.14.1`` is the release copied into ``shared/reference/karpenter-v1.14.1`` (CRDs, chart
-  values, IAM set-up). Its upstream compatibility table stops at Kubernetes 1.36, and its
-  chart knows only ``settings.ignoreDRARequests``: it cannot provision for DRA claims.
-- ``1.15.0`` is the platform's pin. AWS documents DRA-aware provisioning from Karpenter
-  1.15 behind ``settings.enableDRA`` (alpha), and static capacity with DRA. That it runs
-  on Kubernetes 1.37 is an **assumption** (one minor more than 1.14, as every recent
-  Karpenter minor added one): check the upstream compatibility matrix
-  (``COMPATIBILITY_MATRIX_URL``) before deploying, and set ``verified=True`` once it is
-  confirmed; until then config refuses it unless the environment sets
-  ``karpenter.acknowledge_unverified_release: true``, and synthesis warns. We pin 1.15
-  rather than 1.14.1 because 1.14.1 would need the unsupported-Kubernetes acknowledgement
-  on every 1.37 cluster and would rule out DRA on Karpenter pools altogether.
+  values, IAM set-up), checked: the platform's pin, the newest release a source confirms. Its
+  upstream compatibility table stops at Kubernetes 1.36, so on the 1.37 cluster config refuses
+  it unless ``karpenter.acknowledge_unsupported_kubernetes`` is set (synthesis warns), and its
+  chart knows only ``settings.ignoreDRARequests``: it cannot provision for DRA claims, so config
+  refuses DRA on its pools (they use the device plugin, as ``karpenter-example``'s do).
+- ``1.15.0``: AWS documents DRA-aware provisioning from Karpenter 1.15 behind
+  ``settings.enableDRA`` (alpha), and static capacity with DRA, but no release or chart of it
+  was seen, and that it runs on Kubernetes 1.37 is an **assumption** (one minor more than 1.14,
+  as every recent Karpenter minor added one). The row stays ``verified=False``: config refuses it
+  unless the environment sets ``karpenter.acknowledge_unverified_release: true``, synthesis
+  warns, and no shipped environment may do so (``tests/test_image_pins.py``). Once the release
+  and the upstream compatibility matrix (``COMPATIBILITY_MATRIX_URL``) confirm it, set
+  ``verified=True``, move ``versions.KARPENTER_VERSION`` to it and give Karpenter pools DRA again.
 """
 
 from __future__ import annotations

@@ -60,3 +60,10 @@ DRIVER_PORT = 7078
 
 SHM_PATH = "/dev/shm"
 CHECKPOINT_PATH = "/checkpoints"
+
+PLATFORM_MOUNTS = {SHM_PATH: "the memory-backed /dev/shm"}
+"""Where the gang templates mount their own volumes in every run's containers (``charts/gangs.py``); a
+team's checkpoint volume may not take one of these paths (Kubernetes refuses two mounts at one path) nor
+a directory above one (it would hide it)."""
+MPI_MOUNTS = {MPI_CONFIG_DIR: "the MPI hostfile", SSH_DIR: "the MPI SSH keys"}
+"""What the MPI template mounts on top of ``PLATFORM_MOUNTS``."""

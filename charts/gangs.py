@@ -17,8 +17,8 @@ from typing import Any
 from cdk8s_plus_37 import k8s
 from constructs import Construct
 
-from catalog.efa import EFA_RESOURCE
-from catalog.labels import DOMAIN, ELASTIC_ANNOTATION
+from catalog.efa import EFA_RESOURCE, HUGEPAGES_RESOURCE
+from catalog.labels import DOMAIN, ELASTIC_ANNOTATION, POOL_LABEL
 from catalog.launchers import HOSTFILE_KEY, MPI_CONFIG_DIR, SHM_PATH, SSH_DIR
 from catalog.priority_tiers import DisruptionMode
 from charts.ordering import SYNC_WAVE, sync_wave
@@ -172,8 +172,13 @@ def _pod_spec(
         claims.append(k8s.PodResourceClaim(name=SHARED_CLAIM, resource_claim_template_name=_shared_name(plan)))
     launch = wiring.launch(plan, role)
     volumes, mounts = _volumes(plan, launch)
-    efa = plan.efa_for(role.name)  # EFA devices on EFA pools (libfabric's settings: wiring.pod_env)
-    efa_requests = {EFA_RESOURCE: quantity(efa.efa_devices)} if efa else {}
+    # EFA devices and the EFA driver's huge pages on EFA pools, requests = limits (Kubernetes requires it
+    # of huge pages); libfabric's settings come from wiring.pod_env. Huge pages need no volume: libfabric
+    # maps them anonymously, which the pod's hugetlb limit allows.
+    efa = plan.efa_for(role.name)
+    efa_requests = (
+        {EFA_RESOURCE: quantity(efa.efa_devices), HUGEPAGES_RESOURCE: quantity(f"{efa.hugepages_mib}Mi")} if efa else {}
+    )
     init = (
         [
             k8s.Container(
@@ -212,12 +217,20 @@ def _pod_spec(
         scheduling_group=k8s.PodSchedulingGroup(pod_group_name=pod_group) if pod_group else None,
         priority_class_name=plan.tier.priority_class,
         tolerations=[_toleration(dict(t)) for t in plan.tolerations] if claims else None,
-        affinity=_zone_affinity(plan, role),
+        affinity=_affinity(plan, role),
         restart_policy=restart_policy,
     )
 
 
-def _zone_affinity(plan: GangPlan, role: Role) -> k8s.Affinity | None:
+def _affinity(plan: GangPlan, role: Role) -> k8s.Affinity | None:
+    """A GPU Pod's pool pin (EFA) and its fallback zone affinity; none for CPU-only Pods."""
+    if not role.gpus:
+        return None
+    node, pod = _pool_affinity(plan), _zone_affinity(plan, role)
+    return k8s.Affinity(node_affinity=node, pod_affinity=pod) if node or pod else None
+
+
+def _zone_affinity(plan: GangPlan, role: Role) -> k8s.PodAffinity | None:
     """Fallback ``topology: zone``: each GPU Pod requires the zone of the run's GPU Pods already placed.
 
     The first may go anywhere (kube-scheduler admits a Pod that matches its own required term when no
@@ -234,7 +247,19 @@ def _zone_affinity(plan: GangPlan, role: Role) -> k8s.Affinity | None:
             match_expressions=[k8s.LabelSelectorRequirement(key=f"{DOMAIN}/role", operator="In", values=gpu_roles)],
         ),
     )
-    return k8s.Affinity(pod_affinity=k8s.PodAffinity(required_during_scheduling_ignored_during_execution=[term]))
+    return k8s.PodAffinity(required_during_scheduling_ignored_during_execution=[term])
+
+
+def _pool_affinity(plan: GangPlan) -> k8s.NodeAffinity | None:
+    """GPU pods kept to the pools the plan is pinned to (pools that give them the same EFA settings)."""
+    if not plan.pools:
+        return None
+    requirement = k8s.NodeSelectorRequirement(key=POOL_LABEL, operator="In", values=list(plan.pools))
+    return k8s.NodeAffinity(
+        required_during_scheduling_ignored_during_execution=k8s.NodeSelector(
+            node_selector_terms=[k8s.NodeSelectorTerm(match_expressions=[requirement])]
+        )
+    )
 
 
 class _GangObjects:

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 from cdk8s import App, Chart
 from constructs import Construct
+from pydantic import BaseModel
 
 from charts.admission_policies import GangAdmissionPolicies
 from charts.cluster_objects import PlatformDeviceClasses, PriorityTiers
@@ -28,11 +30,13 @@ from charts.yaml_output import dump_objects
 from config.errors import ConfigError
 from config.model import EnvironmentConfig
 from config.teams import TeamRun, load_team_runs, unhonoured_settings
+from config.validate_effect import ineffective_setting_notes
 from observability.dashboard import dashboard_json
+from policy.checks import Check
 from policy.gangs import GangPlan
 from policy.gate_fields import subject as object_subject
 from policy.gates import gang_scheduling_native
-from policy.karpenter import karpenter_objects
+from policy.karpenter import karpenter_objects, pool_settings
 from policy.workload_rules import WorkloadRuleError, check_objects
 
 OBSERVABILITY_FILE = "observability.yaml"
@@ -144,6 +148,7 @@ def render_environment(
     app = shared_app
     cluster = render_cluster_objects(env, app=app)
     rendered = RenderedEnvironment(files=dict(cluster), cluster_files=tuple(cluster))
+    rendered.notes += [f"{env.name}: {note}" for note in ineffective_setting_notes(env)]
     karpenter = karpenter_objects(env)
     if karpenter:  # deployed by the Karpenter construct after its CRDs and controller
         rendered.files["karpenter.yaml"] = karpenter
@@ -174,6 +179,8 @@ def render_checked(
 
     rendered = render_environment(env, team_runs=team_runs)
     for finding in run_checks(env, rendered.all_objects()):
+        if finding.status is Status.FAIL and finding.pools:
+            raise _pool_refusal(env, finding, rendered, config_file=config_file)
         if finding.status is Status.FAIL:
             raise ConfigError(
                 f"{finding.check}: {finding.subject}",
@@ -183,6 +190,27 @@ def render_checked(
                 source=rendered.run_file_of(finding.subject),
             )
     return rendered
+
+
+def _pool_refusal(
+    env: EnvironmentConfig, finding: Check, rendered: RenderedEnvironment, *, config_file: str | None
+) -> ConfigError:
+    """A capacity finding whose fix is a pool's size: one line on the environment file's pool, naming the run
+    whose gang exposed it (the pool is what changed, or what must)."""
+    from config.load import _display, environment_path
+
+    index, pool = next((i, p) for i, p in enumerate(env.gpu_pools) if p.name == finding.pools[0])
+    run_file = rendered.run_file_of(finding.subject) or finding.subject
+    value = pool_settings(pool) if finding.pool_field == "karpenter" else getattr(pool, finding.pool_field)
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json")
+    return ConfigError(
+        f"gpu_pools[{index}].{finding.pool_field}",
+        [str(v) for v in value] if isinstance(value, tuple) else value.value if isinstance(value, Enum) else value,
+        f"the gang of {run_file} ({finding.subject}): {finding.detail}",
+        f"{finding.fix} in {run_file} (full report: {report_command(env=env, config_file=config_file)})",
+        source=config_file if config_file else _display(environment_path(env.name)),
+    )
 
 
 def output_files(env: EnvironmentConfig, rendered: RenderedEnvironment) -> dict[str, str]:

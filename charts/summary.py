@@ -8,13 +8,16 @@ from catalog.device_classes import DEVICE_CLASSES
 from catalog.instances import INSTANCE_TYPES
 from catalog.prices import ON_DEMAND_USD_PER_HOUR
 from catalog.prices import SOURCE as PRICE_SOURCE
-from catalog.priority_tiers import TIERS
+from catalog.priority_tiers import TIERS, PreemptionPolicy
 from config.karpenter import KarpenterPoolConfig
 from config.model import EnvironmentConfig
+from config.platform import GangTemplate
+from policy.capacity import PodShape, cluster_pod_capacity, zone_pod_capacity
 from policy.device_classes import selector_expression
-from policy.gangs import FALLBACK_LOSES, GangPlan
+from policy.efa import efa_placement
+from policy.gangs import FALLBACK_LOSES, GangPlan, Role, pools_serving
 from policy.gates import gang_scheduling_native, served_beyond_eks
-from policy.launch.wiring import discovery, gang_pods, world_size
+from policy.launch.wiring import discovery, ssh_secret_name, world_size
 from policy.node_pools import (
     efa_interfaces_per_node,
     max_nodes_in_zone,
@@ -133,6 +136,129 @@ def _cost_line(env: EnvironmentConfig) -> str:
     )
 
 
+def _efa_lines(env: EnvironmentConfig, plans: list[GangPlan]) -> list[str]:
+    """What each run's GPU pods get on EFA pools, and the pools a run is pinned to when its serving pools
+    differ in what a pod would get there (``policy.efa.efa_placement``)."""
+    rows = []
+    for plan in plans:
+        gpu_role = next((r for r in plan.roles if r.gpus), None)
+        if gpu_role is None:
+            continue
+        settings = plan.efa_for(gpu_role.name)
+        if settings is None:
+            continue
+        placement = efa_placement(pools_serving(env, plan.device_class), gpus=gpu_role.gpus)
+        where = "any serving pool"
+        if plan.pools:
+            others = ", ".join(f"{name}: {s.efa_devices if s else 0} EFA" for name, s in placement.left_out)
+            where = f"pinned to {', '.join(plan.pools)} (not {others})"
+        rdma = "yes" if ("FI_EFA_USE_DEVICE_RDMA", "1") in settings.env else "no"
+        rows.append(
+            f"| {plan.team} | {plan.run} | {where} | {settings.efa_devices} | {settings.hugepages_mib}Mi | {rdma} |"
+        )
+    if not rows:
+        return []
+    return [
+        "",
+        "## EFA per run",
+        "",
+        "Requests = limits per GPU Pod; a run whose pools differ in what a Pod gets keeps to one kind of pool.",
+        "",
+        "| team | run | pools | `vpc.amazonaws.com/efa` | `hugepages-2Mi` | GPUDirect RDMA |",
+        "|---|---|---|---|---|---|",
+        *rows,
+    ]
+
+
+def _gpu_zones(env: EnvironmentConfig, plan: GangPlan) -> str:
+    """Where the gang's GPU Pods can land: with a topology constraint, each zone that can hold all of
+    them at once (the nodes that exist or can come to exist, as ``make check`` counts); else the
+    zones of the pools serving its DeviceClass, when the cluster can hold them."""
+    gpu_roles = [r for r in plan.roles if r.gpus > 0]
+    if not gpu_roles:
+        return "—"
+    largest = max(gpu_roles, key=lambda r: (r.gpus, r.cpu, r.memory_gib))
+    pod = PodShape(devices=largest.gpus, cpu=largest.cpu, memory_gib=largest.memory_gib)
+    needed = sum(r.replicas for r in gpu_roles)
+    preempting = plan.tier.preemption_policy is PreemptionPolicy.PREEMPT_LOWER_PRIORITY
+    if plan.topology_key or plan.zone_affinity_key:
+        by_zone = zone_pod_capacity(env, plan.device_class, pod, preempting_pods=preempting)
+        zones = sorted(z for z, held in by_zone.items() if held >= needed)
+        if not zones:
+            return "none holds the whole gang (see `make check`)"
+        return zones[0] if len(zones) == 1 else f"one of {', '.join(zones)}"
+    zones = sorted({z for p in pools_serving(env, plan.device_class) for z in p.zones})
+    if cluster_pod_capacity(env, plan.device_class, pod, preempting_pods=preempting) < needed:
+        return "the cluster cannot hold the whole gang (see `make check`)"
+    return f"spread over {', '.join(zones)}"
+
+
+def _role_pool(env: EnvironmentConfig, plan: GangPlan, role: Role) -> str:
+    if role.gpus == 0:
+        return "system nodes (`system_nodes`: no GPU, no taint)"
+    return ", ".join(f"`{p.name}`" for p in pools_serving(env, plan.device_class)) or "—"
+
+
+def _role_zones(plan: GangPlan, role: Role, gpu_zones: str) -> str:
+    if role.gpus > 0:
+        return gpu_zones
+    in_one_zone = plan.topology_key and plan.native
+    return "the gang's zone (any zone of the system nodes)" if in_one_zone else "any zone of the system nodes"
+
+
+def _role_lines(env: EnvironmentConfig, plans: Sequence[GangPlan]) -> list[str]:
+    """One row per role of each run: its Pods, GPUs per Pod (0 for a CPU-only launcher or driver),
+    and the pool and zones it can land in."""
+    lines = [
+        "",
+        "## Roles",
+        "",
+        "Where each role's Pods land: the GPU pools serving the run's DeviceClass (nodes that exist or can come "
+        "to exist, as `make check` counts), and the zones that can hold the whole gang.",
+        "",
+        "| team | run | role | Pods | GPUs per Pod | CPU / memory per Pod | pool | zone(s) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for plan in plans:
+        gpu_zones = _gpu_zones(env, plan)
+        for role in plan.roles:
+            lines.append(
+                f"| {plan.team} | {plan.run} | {role.name} | {role.replicas} | {role.gpus} | "
+                f"{role.cpu} / {role.memory_gib}Gi | {_role_pool(env, plan, role)} | "
+                f"{_role_zones(plan, role, gpu_zones)} |"
+            )
+    return lines
+
+
+def _apply_first(plan: GangPlan) -> list[str]:
+    """What must exist in the cluster before the run's file is applied, and how to make it."""
+    needs = []
+    if plan.template is GangTemplate.MPI:
+        needs.append(
+            f"Secret `{ssh_secret_name(plan)}` (the run's SSH keys): "
+            f"`make mpi-ssh-key RUN={plan.team}/{plan.run} \\| kubectl apply -f -`"
+        )
+    if plan.checkpoint is not None:
+        claim, _ = plan.checkpoint
+        needs.append(f"PersistentVolumeClaim `{claim}` in `{plan.namespace}` (the team's checkpoint volume)")
+    return needs
+
+
+def _apply_first_lines(plans: Sequence[GangPlan]) -> list[str]:
+    lines = ["", "## Apply first", ""]
+    rows = [(plan, need) for plan in plans for need in _apply_first(plan)]
+    if not rows:
+        return [*lines, "Nothing: every run's file applies on its own (`kubectl apply -f dist/<env>/teams/...`)."]
+    lines += [
+        "Create these before `kubectl apply -f` of the run's file; its Pods wait for them.",
+        "",
+        "| team | run | apply first |",
+        "|---|---|---|",
+    ]
+    lines += [f"| {plan.team} | {plan.run} | {need} |" for plan, need in rows]
+    return lines
+
+
 def summary_markdown(env: EnvironmentConfig, plans: list[GangPlan], *, notes: Sequence[str] = ()) -> str:
     allowed = _tier_namespaces(env)
     lines = [
@@ -188,14 +314,16 @@ def summary_markdown(env: EnvironmentConfig, plans: list[GangPlan], *, notes: Se
             "",
             "## Launch",
             "",
-            "| team | run | Pods | GPUs per Pod | processes per Pod | world size | how the Pods find each other |",
-            "|---|---|---|---|---|---|---|",
+            "| team | run | processes per Pod | world size | how the Pods find each other |",
+            "|---|---|---|---|---|",
         ]
         for plan in plans:
             lines.append(
-                f"| {plan.team} | {plan.run} | {gang_pods(plan)} | {plan.roles[-1].gpus} | "
-                f"{plan.processes_per_pod} | {world_size(plan)} | {discovery(plan)} |"
+                f"| {plan.team} | {plan.run} | {plan.processes_per_pod} | {world_size(plan)} | {discovery(plan)} |"
             )
+        lines += _role_lines(env, plans)
+        lines += _apply_first_lines(plans)
+    lines += _efa_lines(env, plans)
     if notes:
         lines += [
             "",

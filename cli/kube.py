@@ -9,9 +9,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+import yaml
+
+from config.errors import ConfigError
+from config.model import EnvironmentConfig
+from policy.kube_context import ClusterTarget, cluster_target
 
 Json = dict[str, Any]
 
@@ -19,7 +26,9 @@ Json = dict[str, Any]
 def add_cluster_args(parser: argparse.ArgumentParser) -> None:
     """``--kubeconfig`` and ``--context``: which cluster a command talks to."""
     parser.add_argument("--kubeconfig", help="kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
-    parser.add_argument("--context", help="kubeconfig context (default: the current one)")
+    parser.add_argument(
+        "--context", help="kubeconfig context (default: the current one); must reach the environment's cluster"
+    )
 
 
 def find_kubeconfig(explicit: str | None, environ: Mapping[str, str], home: Path) -> Path | None:
@@ -42,6 +51,42 @@ def kubeconfig_or_skip(explicit: str | None, *, command: str) -> Path | None:
         print(f"{command}: skipped: no kubeconfig at {where}, so there is no cluster to test")
         return None
     return kubeconfig
+
+
+def read_kubeconfig(path: Path) -> dict[str, Any]:
+    """The kubeconfig as data, or one ``ConfigError`` naming the file."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        problem = " ".join(str(error).split())[:120]
+        raise ConfigError(
+            "<file>", str(path), f"unreadable kubeconfig ({problem})", "point KUBECONFIG at a kubeconfig"
+        ) from None
+    if not isinstance(data, dict):
+        raise ConfigError("<file>", str(path), "a kubeconfig is a mapping", "point KUBECONFIG at a kubeconfig")
+    return data
+
+
+def target_cluster(kubeconfig: Path, *, context: str | None, env: EnvironmentConfig, command: str) -> ClusterTarget:
+    """The context ``command`` may use: one whose cluster is ``env``'s (``policy.kube_context``).
+
+    Decided from the kubeconfig file alone, before any connection: a refused command has sent
+    nothing to any server. Prints the cluster it will act on, on stderr (stdout may be JSON),
+    as the command's first line; raises ``ConfigError`` (source: the kubeconfig) to refuse.
+    """
+    try:
+        target = cluster_target(
+            read_kubeconfig(kubeconfig),
+            explicit_context=context or None,
+            cluster_name=env.cluster.name,
+            region=env.region,
+            account=env.account,
+            environment=env.name,
+        )
+    except ConfigError as error:
+        raise error.with_source(str(kubeconfig)) from None
+    print(target.line(command), file=sys.stderr, flush=True)
+    return target
 
 
 class KubeApi:

@@ -4,7 +4,9 @@ Submits the mix's gangs with time scaled by ``--scale`` (a mix second lasts that
 seconds) for ``--minutes`` as real runs rendered by the templates, watches PodGroup conditions
 and preemption events, and writes ``reports/<env>/<mix>-loadtest/``: the cluster's measurements
 next to the simulation of the same scaled gangs. Everything it creates carries
-``gpu-platform.io/loadtest=<id>`` and is deleted at the end, also on Ctrl-C or SIGTERM.
+``gpu-platform.io/loadtest=<id>`` and is deleted at the end, also on Ctrl-C or SIGTERM. It acts only
+on the environment's cluster (``cli.kube.target_cluster``: the first line names it) and prints a
+progress line (elapsed, submitted, pending, scheduled) at its first poll, every 30 s and at the end.
 Without a kubeconfig it prints one line and exits 0, like ``make smoke``; exit 2 on bad
 configuration or an unreachable cluster.
 """
@@ -12,6 +14,7 @@ configuration or an unreachable cluster.
 from __future__ import annotations
 
 import argparse
+import re
 import secrets
 import signal
 import sys
@@ -21,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from cli.environment_args import add_environment_args, load_selected
-from cli.kube import KubeApi, add_cluster_args, connect, kubeconfig_or_skip
+from cli.kube import KubeApi, add_cluster_args, connect, kubeconfig_or_skip, target_cluster
 from cli.report import first_line
 from config import ConfigError, EnvironmentConfig
 from config.load import REPO_ROOT
@@ -30,8 +33,22 @@ from simulation.loadtest.observe import GangWatch, claim_failures, pending_by_pr
 from simulation.loadtest.plan import LOADTEST_LABEL, LoadPlan, due, render_submission
 
 REPORTS_DIR = REPO_ROOT / "reports"
+MIX_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 Clock = Callable[[], float]
 Sleep = Callable[[float], None]
+
+
+def _minutes(seconds: float) -> str:
+    whole = max(0, int(seconds))
+    return f"{whole // 60}m{whole % 60:02d}s"
+
+
+def progress_line(*, elapsed: float, window: float, submitted: int, total: int, pending: int) -> str:
+    """One progress line: elapsed of the window, gangs submitted, and of those pending and scheduled."""
+    return (
+        f"loadtest: {_minutes(elapsed)} of {_minutes(window)}: {submitted} of {total} gangs submitted, "
+        f"{pending} pending, {submitted - pending} scheduled"
+    )
 
 
 def api_path(api_version: str, kind: str, namespace: str | None, name: str | None = None) -> str:
@@ -51,17 +68,23 @@ class LoadRunner:
         *,
         test_id: str,
         poll_seconds: float = 5.0,
+        progress_seconds: float = 30.0,
         clock: Clock = time.monotonic,
         sleep: Sleep = time.sleep,
+        progress: Callable[[str], None] | None = None,
     ) -> None:
         self.kube, self.env, self.plan, self.test_id = kube, env, plan, test_id
         self.poll_seconds, self.clock, self.sleep = poll_seconds, clock, sleep
+        self.progress_seconds = progress_seconds
+        self.progress = progress or (lambda line: print(line, file=sys.stderr, flush=True))
+        self.last_progress: float | None = None
         self.created: list[str] = []
         self.watches: dict[str, GangWatch] = {}
         self.samples: list[Sample] = []
         self.failures: dict[str, int] = {}
         self.device_class_of_pod: dict[str, str] = {}
         self.submitted = 0
+        self.pending = 0
 
     def namespaces(self) -> list[str]:
         return sorted({s.job.namespace for s in self.plan.submissions})
@@ -82,7 +105,9 @@ class LoadRunner:
                             self.device_class_of_pod[meta["name"]] = submission.job.device_class.value
                     self.submitted += 1
                 self.observe(elapsed)
-                if elapsed >= self.plan.window_seconds:
+                done = elapsed >= self.plan.window_seconds
+                self.report_progress(elapsed, final=done)
+                if done:
                     return
                 self.sleep(self.poll_seconds)
         finally:
@@ -103,10 +128,28 @@ class LoadRunner:
         poll(self.watches, groups, pods, events)
         self.failures = claim_failures(events, self.device_class_of_pod)
         pending = pending_by_priority_class(self.plan, self.watches, submitted=self.submitted)
+        self.pending = sum(pending.values())
         self.samples.append(Sample(elapsed, pending, {}, {}))
+
+    def report_progress(self, elapsed: float, *, final: bool = False) -> None:
+        """A progress line at the first poll, every ``progress_seconds`` after it, and at the end."""
+        if not final and self.last_progress is not None and elapsed - self.last_progress < self.progress_seconds:
+            return
+        self.last_progress = elapsed
+        self.progress(
+            progress_line(
+                elapsed=elapsed,
+                window=self.plan.window_seconds,
+                submitted=self.submitted,
+                total=len(self.plan.submissions),
+                pending=self.pending,
+            )
+        )
 
     def clean_up(self) -> None:
         """Delete everything created, newest first; absent objects are fine."""
+        if self.created:
+            self.progress(f"loadtest: deleting the {len(self.created)} objects test {self.test_id} created")
         for path in reversed(self.created):
             self.kube.delete(path)
         self.created = []
@@ -135,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         env = load_selected(args)
         mix_name = args.mix or env.name
+        if not MIX_NAME.match(mix_name):
+            raise ConfigError("--mix", mix_name, "a mix name is a name, never a path", "use a name from mixes/")
         mix = load_mix(env, name=mix_name)
         for flag, value in (("--scale", args.scale), ("--minutes", args.minutes)):
             if value <= 0:
@@ -144,6 +189,10 @@ def main(argv: list[str] | None = None) -> int:
     kubeconfig = kubeconfig_or_skip(args.kubeconfig, command="loadtest")
     if kubeconfig is None:
         return 0
+    try:
+        target = target_cluster(kubeconfig, context=args.context, env=env, command="loadtest")
+    except ConfigError as error:
+        return error.report()
     from simulation.engine.cluster import cluster_model
     from simulation.engine.simulate import Simulation
     from simulation.loadtest.observe import live_result
@@ -158,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     test_id = f"{env.tags.get('run-id') or secrets.token_hex(3)}"
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        runner = LoadRunner(connect(kubeconfig, args.context), env, plan, test_id=test_id)
+        runner = LoadRunner(connect(kubeconfig, target.context), env, plan, test_id=test_id)
         runner.run()
     except KeyboardInterrupt:
         print(f"loadtest: interrupted; deleted what test {test_id} created", file=sys.stderr)

@@ -4,17 +4,24 @@ Asks AWS (read-only) for what ``policy/preflight.py`` says the environment needs
 EC2 vCPU quotas of its instance families (Service Quotas), the instance types offered
 in each configured zone, its capacity reservations and Capacity Blocks (for Karpenter pools:
 what each ``capacity_reservations`` selector selects, by id or by tags), and whether EKS
-offers the Kubernetes version in the region. Prints a table (or ``--json``); exits 1
-when a check fails, 2 when the environment or AWS access is broken.
+offers the Kubernetes version in the region; and, locally, that Docker answers (``make deploy``
+builds the gang exporter image with it). Then, where there is network access, whether each
+image and chart the environment deploys (``policy/images.py``, rows in ``catalog/images.py``)
+resolves in its registry or chart repository (``cli/registry.py``); without network access that
+part is one skipped line with the reason (``--no-registries`` leaves it out). Prints a table (or
+``--json``); exits 1 when a check fails, 2 when the environment or AWS access is broken.
 
 Permissions: ``servicequotas:GetServiceQuota``, ``servicequotas:GetAWSDefaultServiceQuota``,
 ``ec2:DescribeInstanceTypeOfferings``, ``ec2:DescribeCapacityReservations``,
-``eks:DescribeClusterVersions``.
+``eks:DescribeClusterVersions``; ``ecr:GetAuthorizationToken`` to look up images in a private ECR
+registry (the EKS registry of the EFA device plugin; skipped without it).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
 import sys
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
@@ -23,13 +30,16 @@ from typing import Any
 from catalog import versions
 from catalog.quotas import SERVICE_CODE
 from cli.environment_args import add_environment_args, load_selected
+from cli.registry import RegistryClient, look_up
 from cli.report import exit_code, first_line, render
 from config import ConfigError, EnvironmentConfig
 from policy.checks import Check
+from policy.images import deployed_charts, deployed_images, offline_check, registry_checks
 from policy.preflight import (
     EksVersion,
     Reservation,
     ReservationSelector,
+    docker_check,
     eks_versions_from_api,
     karpenter_reservation_needs,
     offering_needs,
@@ -123,6 +133,28 @@ def read_eks_versions(client: Any, minor: str) -> list[EksVersion]:
     return eks_versions_from_api(client.describe_cluster_versions(clusterVersions=[minor]))
 
 
+def read_docker() -> tuple[str | None, str | None]:
+    """(server version, None) when the Docker daemon answers, else (None, why not): what ``cdk deploy``
+    will build the exporter image with (``$CDK_DOCKER``, default ``docker``)."""
+    command = os.environ.get("CDK_DOCKER") or "docker"
+    try:
+        result = subprocess.run(
+            [command, "version", "--format", "{{.Server.Version}}"],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=30,
+        )
+    except FileNotFoundError:
+        return None, f"there is no {command} command on PATH"
+    except subprocess.TimeoutExpired:
+        return None, f"{command} version did not answer within 30 s"
+    if result.returncode != 0 or not result.stdout.strip():
+        why = (result.stderr.strip().splitlines() or ["no server version"])[-1]
+        return None, f"its daemon does not answer ({why})"
+    return result.stdout.strip(), None
+
+
 def gather(env: EnvironmentConfig, *, ec2: Any, service_quotas: Any, eks: Any, now: datetime) -> list[Check]:
     """Ask AWS for exactly what the environment needs, then decide (``policy.preflight``)."""
     offerings = offering_needs(env)
@@ -143,10 +175,42 @@ def gather(env: EnvironmentConfig, *, ec2: Any, service_quotas: Any, eks: Any, n
     )
 
 
+def ecr_basic_auth(registry: str) -> str | None:
+    """An ECR authorization token (``base64(AWS:password)``) for a private ECR registry host, or ``None``."""
+    parts = registry.split(".")
+    if len(parts) < 6 or parts[1:3] != ["dkr", "ecr"]:
+        return None
+    import boto3
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    try:
+        data = boto3.client("ecr", region_name=parts[3]).get_authorization_token()["authorizationData"]
+    except (BotoCoreError, ClientError):
+        return None
+    return str(data[0]["authorizationToken"]) if data else None
+
+
+def registry_client() -> RegistryClient:
+    """The client ``main`` asks registries with (tests put a loopback registry in its place)."""
+    return RegistryClient(basic_auth=ecr_basic_auth)
+
+
+def registry_report(env: EnvironmentConfig, client: RegistryClient) -> list[Check]:
+    """One check per pinned image and chart ``env`` deploys, or one skipped line without network access."""
+    images, charts = deployed_images(env), deployed_charts(env)
+    image_answers, chart_answers, offline = look_up(client, images, charts)
+    if offline is not None:
+        return [offline_check(offline)]
+    return registry_checks(images, charts, image_answers, chart_answers)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_environment_args(parser)
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument(
+        "--no-registries", action="store_true", help="do not look the pinned images and charts up in their registries"
+    )
     args = parser.parse_args(argv)
     try:
         env = load_selected(args)
@@ -156,19 +220,31 @@ def main(argv: list[str] | None = None) -> int:
     import boto3
     from botocore.exceptions import BotoCoreError, ClientError
 
+    version, problem = read_docker() if env.observability.enabled else (None, None)
+    docker = docker_check(env, server_version=version, problem=problem)
+    aws_error: str | None = None
     try:
-        checks = gather(
-            env,
-            ec2=boto3.client("ec2", region_name=env.region),
-            service_quotas=boto3.client("service-quotas", region_name=env.region),
-            eks=boto3.client("eks", region_name=env.region),
-            now=datetime.now(UTC),
-        )
+        checks = [
+            docker,
+            *gather(
+                env,
+                ec2=boto3.client("ec2", region_name=env.region),
+                service_quotas=boto3.client("service-quotas", region_name=env.region),
+                eks=boto3.client("eks", region_name=env.region),
+                now=datetime.now(UTC),
+            ),
+        ]
     except (BotoCoreError, ClientError) as error:
-        print(f"error: preflight of {env.name} could not ask AWS: {first_line(error)}", file=sys.stderr)
-        return 2
+        aws_error, checks = first_line(error), [docker]
+    if not args.no_registries:
+        checks += registry_report(env, registry_client())
     title = {"environment": env.name, "region": env.region, "command": "preflight"}
-    print(render(title, checks, json_output=args.json, heading=f"preflight {env.name} ({env.region})"))
+    if checks or aws_error is None:
+        heading = f"preflight {env.name} ({env.region})" + (": registries only" if aws_error else "")
+        print(render(title, checks, json_output=args.json, heading=heading))
+    if aws_error is not None:  # the registries were still asked: they need no AWS access
+        print(f"error: preflight of {env.name} could not ask AWS: {aws_error}", file=sys.stderr)
+        return 2
     return exit_code(checks)
 
 

@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         return error.report()
     out = Path(args.out) if args.out else REPORTS_DIR / env.name / file.stem
     written = write_report(report, out)
-    gang = report["modes"]["gang"]
+    gang = report["modes"]["gangs"]
     started = sum(r["scheduled"] for r in gang["gang_podgroup_time_to_scheduled_seconds"])
     print(f"simulate {env.name}/{file.stem} seed {args.seed}: {gang['groups']} gangs, {started} started; {written[0]}")
     return 0
@@ -63,7 +63,7 @@ def _progress(hours: float, *, quiet: bool) -> Iterator[Callable[[object, float]
     done = [0.0]
 
     def tick(mode: object, seconds: float) -> None:
-        position = round((0.0 if str(mode) == "gang" else hours) + seconds / 3600, 1)
+        position = round((0.0 if str(mode) == "gangs" else hours) + seconds / 3600, 1)
         bar.update(max(0.0, position - done[0]))
         done[0] = max(done[0], position)
 

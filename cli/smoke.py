@@ -1,7 +1,8 @@
 """``make smoke ENV=...``: submit small gangs to a live cluster and report what happened.
 
 Needs a kubeconfig (``--kubeconfig``, ``$KUBECONFIG`` or ``~/.kube/config``); without one
-it prints one line saying so and exits 0, so it can sit in any pipeline. The scenarios,
+it prints one line saying so and exits 0, so it can sit in any pipeline. A context that reaches
+another cluster than the environment's is refused before anything is sent (``cli.kube.target_cluster``). The scenarios,
 the objects and every verdict are ``policy/smoke.py``; this module only talks to the API
 server. Each scenario runs in its own namespace, deleted (with its pods) before the next
 starts; the smoke PriorityClasses and DeviceTaintRule are deleted at the end.
@@ -19,7 +20,7 @@ from collections.abc import Callable
 
 from catalog import versions
 from cli.environment_args import add_environment_args, load_selected
-from cli.kube import KubeApi, add_cluster_args, connect, kubeconfig_or_skip
+from cli.kube import KubeApi, add_cluster_args, connect, kubeconfig_or_skip, target_cluster
 from cli.report import exit_code, first_line, render
 from cli.verify import read
 from config import ConfigError, EnvironmentConfig
@@ -173,9 +174,13 @@ def main(argv: list[str] | None = None) -> int:
     kubeconfig = kubeconfig_or_skip(args.kubeconfig, command="smoke")
     if kubeconfig is None:
         return 0
+    try:
+        target = target_cluster(kubeconfig, context=args.context, env=env, command="smoke")
+    except ConfigError as error:
+        return error.report()
     prefix = f"smoke-{env.tags.get('run-id') or secrets.token_hex(3)}"
     try:
-        kube = connect(kubeconfig, args.context)
+        kube = connect(kubeconfig, target.context)
         gpus = gpus_per_zone(read(kube, "nodes"), read(kube, "resource_slices"))
         scenarios = plan_scenarios(
             gates=frozenset(env.feature_gates.control_plane),

@@ -8,7 +8,8 @@ node; and the platform's DeviceClasses and PriorityClasses (``--device-classes``
 with ``observability.prometheus: existing``, the Prometheus Operator's group; and one row per
 relied-on gate: its probe object (``policy.gate_probes``) created with ``dryRun=All`` (nothing
 is stored, no Pod is created) and the gated field looked for in the response. Decisions
-are ``policy/verify.py``. Exit 1 when a check fails, 2 when the cluster cannot be reached.
+are ``policy/verify.py``. Only the environment's cluster is read (``cli.kube.target_cluster``).
+Exit 1 when a check fails, 2 when the cluster cannot be reached or the context is another cluster's.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ import yaml
 
 from catalog.labels import DEVICE_MANAGEMENT_DRA, DEVICE_MANAGEMENT_LABEL
 from cli.environment_args import add_environment_args, load_selected
-from cli.kube import Json, KubeApi, add_cluster_args, connect, find_kubeconfig
+from cli.kube import Json, KubeApi, add_cluster_args, connect, find_kubeconfig, target_cluster
 from cli.report import exit_code, first_line, render
 from config import ConfigError
+from config.model import EnvironmentConfig
 from policy.verify import DRA_DRIVER_NAME, Expectations, evaluate, expectations, platform_object_names
 
 READS: dict[str, tuple[str, dict[str, str]]] = {
@@ -93,6 +95,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def _how_to_verify(env: EnvironmentConfig) -> int:
+    """After a deploy with no kubeconfig context for the new cluster: how to get one (exit 0, the deploy worked)."""
+    print(
+        f"deployed {env.name}; to check what cluster {env.cluster.name} serves: aws eks update-kubeconfig "
+        f"--name {env.cluster.name} --region {env.region}, then make verify ENV={env.name}"
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
@@ -107,16 +118,18 @@ def main(argv: list[str] | None = None) -> int:
     kubeconfig = find_kubeconfig(args.kubeconfig, os.environ, Path.home())
     if kubeconfig is None or not kubeconfig.is_file():
         if args.after_deploy:
-            print(
-                f"deployed {env.name}; to check what cluster {env.cluster.name} serves: aws eks update-kubeconfig "
-                f"--name {env.cluster.name} --region {env.region}, then make verify ENV={env.name}"
-            )
-            return 0
+            return _how_to_verify(env)
         print(f"error: verify: no kubeconfig at {kubeconfig or '$KUBECONFIG or ~/.kube/config'}", file=sys.stderr)
         return 2
+    try:
+        target = target_cluster(kubeconfig, context=args.context, env=env, command="verify")
+    except ConfigError as error:
+        if args.after_deploy:  # the kubeconfig reaches another cluster: touch nothing, say how to reach this one
+            return _how_to_verify(env)
+        return error.report()
     expect = expectations(env, device_classes=device_classes, priority_classes=priority_classes)
     try:
-        kube = connect(kubeconfig, args.context)
+        kube = connect(kubeconfig, target.context)
         observed = fetch(kube)
         dry_runs = dry_run_probes(kube, expect)
     except Exception as error:  # connection, TLS, auth: one line, not a traceback

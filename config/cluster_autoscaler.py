@@ -14,8 +14,12 @@ class ClusterAutoscalerConfig(Model):
     """Cluster Autoscaler on the system nodes, scaling this cluster's ``autoscaled`` node groups."""
 
     version: str = versions.CLUSTER_AUTOSCALER_VERSION
-    """Cluster Autoscaler image release; must be a row of `catalog/cluster_autoscaler.py` for the cluster's minor."""
+    """Cluster Autoscaler image release: a row of `catalog/cluster_autoscaler.py` for the cluster's minor, or for the
+    minor before it with `acknowledge_version_skew`."""
     acknowledge_unverified_release: bool = False
     """Run a release whose row is not yet checked upstream (synth warns)."""
+    acknowledge_version_skew: bool = False
+    """Run a release one Kubernetes minor behind the cluster's, although Cluster Autoscaler's minor should
+    match it (synth warns): the newest confirmed release while the cluster's minor has none."""
     scale_down_unneeded_minutes: Annotated[int, Field(ge=1, le=1440)] = 10
     """How long an autoscaled GPU node must be unneeded before it is removed (`--scale-down-unneeded-time`)."""

@@ -15,7 +15,7 @@ from typing import Annotated
 from pydantic import Field, StringConstraints
 
 from catalog import versions
-from config.model_base import Model
+from config.model_base import AccountId, Model, text
 
 
 class KarpenterMode(StrEnum):
@@ -41,11 +41,14 @@ TagValue = Annotated[str, StringConstraints(min_length=1, max_length=256)]
 class CapacityReservationSelector(Model):
     """One ``capacityReservationSelectorTerms`` entry: a reservation by id, or every reservation with these tags."""
 
-    id: Annotated[str, StringConstraints(pattern=r"^cr-[0-9a-z]+$")] | None = None
+    id: (
+        Annotated[str, text(r"^cr-[0-9a-z]+$", "a capacity reservation id: cr- and lower-case letters or digits")]
+        | None
+    ) = None
     """Reservation id (``cr-...``): an On-Demand Capacity Reservation or a Capacity Block."""
     tags: dict[TagKey, TagValue] = {}
     """Select reservations by tags instead of by id."""
-    owner_account: Annotated[str, StringConstraints(pattern=r"^\d{12}$")] | None = None
+    owner_account: AccountId | None = None
     """Account that owns tag-selected reservations shared with this one (only with ``tags``)."""
 
 
@@ -74,7 +77,9 @@ class KarpenterConfig(Model):
 
     version: str = versions.KARPENTER_VERSION
     """Karpenter release (controller and CRD charts); must be a row of `catalog/karpenter.py`."""
-    ami_release: Annotated[str, StringConstraints(pattern=r"^v\d{8}$")] = versions.KARPENTER_AMI_RELEASE
+    ami_release: Annotated[
+        str, text(r"^v\d{8}$", "an amazon-eks-ami release: v and a date as 8 digits (e.g. v20260930)")
+    ] = versions.KARPENTER_AMI_RELEASE
     """amazon-eks-ami release (`vYYYYMMDD`) of Karpenter nodes, used as the `al2023@<release>` alias."""
     acknowledge_unsupported_kubernetes: bool = False
     """Run a Karpenter release whose support range excludes the cluster's Kubernetes minor (synth warns)."""

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import types
 import typing
-from datetime import date
+import unicodedata
+from datetime import UTC, date, datetime
+from ipaddress import AddressValueError, IPv4Network, NetmaskValueError
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -14,6 +18,8 @@ from pydantic import BaseModel, ValidationError
 from config.errors import ConfigError, describe_kind
 from config.files import read_yaml_file
 from config.model import EnvironmentConfig
+from config.model_base import PATTERN_WORDS
+from config.settings_links import anchor_of, settings_link
 from config.validate import validate_environment
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -25,7 +31,18 @@ def environment_names() -> list[str]:
     return sorted(p.stem for p in ENVIRONMENTS_DIR.glob("*.yaml"))
 
 
+ENVIRONMENT_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+"""An environment is chosen by name (a DNS label, as ``name:`` in its file), never by a path."""
+
+
 def environment_path(name: str) -> Path:
+    if not ENVIRONMENT_NAME.match(name):
+        raise ConfigError(
+            "env",
+            name,
+            "an environment name is a name, never a path (lowercase letters, digits and '-')",
+            f"use one of {', '.join(environment_names())}, or pass CONFIG=<path> for a file",
+        )
     path = ENVIRONMENTS_DIR / f"{name}.yaml"
     if not path.is_file():
         raise ConfigError(
@@ -34,17 +51,23 @@ def environment_path(name: str) -> Path:
     return path
 
 
-def load_environment(*, name: str | None = None, path: Path | str | None = None) -> EnvironmentConfig:
-    """Load by environment name (``environments/<name>.yaml``) or by file path; default ``dev``."""
+def load_environment(
+    *, name: str | None = None, path: Path | str | None = None, today: date | None = None
+) -> EnvironmentConfig:
+    """Load by environment name (``environments/<name>.yaml``) or by file path; default ``dev``.
+
+    ``today``: the UTC date rules about time compare against (a Capacity Block that has ended);
+    default the current one, so a given file and date always give the same verdict.
+    """
     file = Path(path) if path is not None else environment_path(name or DEFAULT_ENVIRONMENT)
     source = _display(file)
     try:
-        return parse_environment(_read_yaml(file), source=source)
+        return parse_environment(_read_yaml(file), source=source, today=today)
     except ConfigError as error:
         raise error.with_source(source) from None
 
 
-def parse_environment(data: Any, *, source: str = "") -> EnvironmentConfig:
+def parse_environment(data: Any, *, source: str = "", today: date | None = None) -> EnvironmentConfig:
     if not isinstance(data, dict):
         raise ConfigError(
             "<top>",
@@ -53,8 +76,13 @@ def parse_environment(data: Any, *, source: str = "") -> EnvironmentConfig:
             "start the file with 'name: <environment>'",
         )
     env = validate_strictly(EnvironmentConfig, data)
-    validate_environment(env)
+    validate_environment(env, today=today if today is not None else utc_today())
     return env
+
+
+def utc_today() -> date:
+    """Today's date in UTC: the one clock reading validation makes."""
+    return datetime.now(UTC).date()
 
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -76,10 +104,45 @@ def validate_strictly(model: type[ModelT], data: dict[str, Any]) -> ModelT:
         document = json.dumps(data, allow_nan=False, default=_iso_date)
     except (TypeError, ValueError) as error:
         raise ConfigError("<top>", describe_kind(data), f"not plain data ({error})", "pass YAML or JSON data") from None
+    refuse_control_characters(data)
     try:
         return model.model_validate_json(document, strict=True)
     except ValidationError as error:
         raise _from_pydantic(error, model) from None
+
+
+_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+"""Control characters (C0, C1, DEL), format characters (bidirectional overrides, zero-width) and
+line or paragraph separators: none belongs in a value that reaches YAML output, a shell or a command."""
+
+
+def control_character(text: str) -> str | None:
+    """The first invisible or control character of ``text`` as ``U+XXXX``, or ``None``."""
+    for char in text:
+        if unicodedata.category(char) in _INVISIBLE_CATEGORIES:
+            return f"U+{ord(char):04X}"
+    return None
+
+
+def refuse_control_characters(data: Any, loc: tuple[int | str, ...] = ()) -> None:
+    """Refuse any key or string value of ``data`` that holds a control character, naming where."""
+    if isinstance(data, str):
+        found = control_character(data)
+        if found is not None:
+            raise ConfigError(
+                _path(loc),
+                data,
+                f"holds the control character {found}",
+                "write printable text only: give each command argument its own list entry, and keep scripts "
+                "in the image",
+            )
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            refuse_control_characters(key, loc)
+            refuse_control_characters(value, (*loc, key))
+    elif isinstance(data, (list, tuple)):
+        for index, value in enumerate(data):
+            refuse_control_characters(value, (*loc, index))
 
 
 def _display(file: Path) -> str:
@@ -103,19 +166,27 @@ def _path(loc: tuple[int | str, ...]) -> str:
 def _model_at(loc: tuple[int | str, ...], root: type[BaseModel]) -> type[BaseModel] | None:
     """The model class that owns the mapping at ``loc`` (to list its allowed keys)."""
     model: Any = root
+    keyed = False  # the mapping at this point is a map of names to sections: the next part is a name
     for part in loc:
         if isinstance(part, int):
             continue
+        if keyed:
+            keyed = False
+            continue
         if not (isinstance(model, type) and issubclass(model, BaseModel)) or part not in model.model_fields:
             return None
-        model = _inner_model(model.model_fields[part].annotation)
-    return model if isinstance(model, type) and issubclass(model, BaseModel) else None
+        annotation = model.model_fields[part].annotation
+        keyed = typing.get_origin(annotation) is dict
+        model = _inner_model(annotation)
+    return model if isinstance(model, type) and issubclass(model, BaseModel) and not keyed else None
 
 
 def _inner_model(annotation: Any) -> Any:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     origin = typing.get_origin(annotation)
+    if origin is dict:
+        return _inner_model(typing.get_args(annotation)[1])
     if origin in (typing.Union, types.UnionType, tuple, list, typing.Annotated):
         for arg in typing.get_args(annotation):
             found = _inner_model(arg)
@@ -124,26 +195,138 @@ def _inner_model(annotation: Any) -> Any:
     return None
 
 
+def _reference(loc: tuple[int | str, ...], root: type[BaseModel]) -> str:
+    """The settings reference section for the field at ``loc``: the innermost model along it that
+    has a section of its own (a team entry inside an environment file), else the file's."""
+    for end in range(len(loc), 0, -1):
+        owner = _model_at(loc[:end], root)
+        if owner is not None and anchor_of(owner) is not None:
+            return settings_link(owner)
+    return settings_link(root)
+
+
 def _from_pydantic(error: ValidationError, root: type[BaseModel] = EnvironmentConfig) -> ConfigError:
+    """The first error pydantic found, in our words: the values a field allows, never pydantic's text or a pattern."""
     first = error.errors()[0]
     loc = tuple(p for p in first["loc"] if not (isinstance(p, str) and ("[" in p or "function" in p)))
     field = _path(loc)
     value = first.get("input")
     kind = first["type"]
     ctx = first.get("ctx") or {}
+    reference = _reference(loc[:-1], root)
     if kind == "extra_forbidden":
         owner = _model_at(loc[:-1], root)
-        allowed = ", ".join(sorted(owner.model_fields)) if owner else "see README settings"
+        allowed = ", ".join(sorted(owner.model_fields)) if owner else f"see {reference}"
         return ConfigError(field, value, "unknown key", f"remove it or use one of: {allowed}")
     if kind == "missing":
-        return ConfigError(field, None, "required key is missing", f"add '{loc[-1]}' (see README settings)")
-    if kind == "enum":
+        return ConfigError(field, None, "required key is missing", f"add '{loc[-1]}' (see {reference})")
+    if kind in ("enum", "literal_error"):
         return ConfigError(field, value, "not an allowed value", f"use one of {ctx.get('expected')}")
     if kind == "string_pattern_mismatch":
-        return ConfigError(field, value, "malformed value", f"match the pattern {ctx.get('pattern')}")
+        words = PATTERN_WORDS.get(str(ctx.get("pattern")), "the form docs/reference/settings.md describes")
+        return ConfigError(field, value, "not in the allowed form", f"use {words}")
+    if kind in ("string_too_long", "too_long"):
+        most = ctx.get("max_length")
+        unit = "characters" if kind == "string_too_long" else "entries"
+        return ConfigError(field, value, f"more than {most} {unit}", f"use at most {most} {unit}")
+    if kind in ("string_too_short", "too_short"):
+        least = ctx.get("min_length")
+        unit = "characters" if kind == "string_too_short" else "entries"
+        if least == 1:
+            empty = "an empty string" if kind == "string_too_short" else "an empty list"
+            return ConfigError(
+                field, value, empty, "give at least one" + (" character" if unit == "characters" else "")
+            )
+        return ConfigError(field, value, f"fewer than {least} {unit}", f"use at least {least} {unit}")
+    if kind in _BOUNDS:
+        key, missed = _BOUNDS[kind]
+        return ConfigError(field, value, f"{missed} {ctx.get(key)}", f"use {_bounds(loc, root, ctx)}")
+    if kind.startswith("datetime") or kind.startswith("date_"):
+        return ConfigError(
+            field,
+            value,
+            "not a date and time",
+            "write it quoted, in ISO 8601 with its zone, e.g. '2027-01-15T11:30:00Z'",
+        )
+    if kind == "value_error" and _is_cidr_error(ctx.get("error")):
+        return _cidr_error(field, value)
     if kind in _EXPECTED:
         return ConfigError(field, value, f"{describe_kind(value)} where {_EXPECTED[kind]} belongs", _TYPE_FIX)
-    return ConfigError(field, value, first["msg"], "correct the value (see README settings)")
+    return ConfigError(field, value, "not a valid value for this setting", f"correct the value (see {reference})")
+
+
+_BOUNDS = {
+    "greater_than_equal": ("ge", "less than"),
+    "greater_than": ("gt", "not more than"),
+    "less_than_equal": ("le", "more than"),
+    "less_than": ("lt", "not less than"),
+}
+"""pydantic's bound errors: the ``ctx`` key of the bound, and how the value misses it."""
+
+
+def _bounds(loc: tuple[int | str, ...], root: type[BaseModel], ctx: dict[str, Any]) -> str:
+    """The values the number field at ``loc`` allows, in words, from its ``Field`` constraints (or, for a
+    list entry, from the one bound pydantic reports)."""
+    owner = _model_at(loc[:-1], root) if loc and isinstance(loc[-1], str) else None
+    metadata: list[Any] = [SimpleNamespace(**ctx)]
+    whole = isinstance(next(iter(ctx.values()), 0), int)
+    if owner is not None and isinstance(loc[-1], str):
+        field = owner.model_fields[loc[-1]]
+        metadata = _metadata(field.annotation) + list(field.metadata)
+        whole = _number_type(field.annotation) is int
+    found: dict[str, Any] = {}
+    for meta in metadata:
+        for key in ("ge", "gt", "le", "lt"):
+            if getattr(meta, key, None) is not None:
+                found[key] = getattr(meta, key)
+    words = {"ge": "at least", "gt": "more than", "le": "at most", "lt": "less than"}
+    parts = [f"{words[key]} {found[key]}" for key in words if key in found]
+    noun = "a whole number" if whole else "a number"
+    if "ge" in found and "le" in found:
+        return f"{noun} from {found['ge']} to {found['le']}"
+    return f"{noun} of {' and '.join(parts)}" if parts else noun
+
+
+def _number_type(annotation: Any) -> type | None:
+    if annotation in (int, float):
+        return annotation  # type: ignore[no-any-return]
+    for arg in typing.get_args(annotation):
+        found = _number_type(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _metadata(annotation: Any) -> list[Any]:
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        # A ``Field(...)`` inside ``Annotated`` keeps its bounds in its own ``metadata``.
+        return [m for meta in annotation.__metadata__ for m in (meta, *getattr(meta, "metadata", ()))]
+    if origin in (typing.Union, types.UnionType):
+        return [m for arg in typing.get_args(annotation) for m in _metadata(arg)]
+    return []
+
+
+def _is_cidr_error(error: object) -> bool:
+    return isinstance(error, (AddressValueError, NetmaskValueError)) or "host bits set" in str(error)
+
+
+def _cidr_error(field: str, value: object) -> ConfigError:
+    try:
+        network = IPv4Network(str(value), strict=False)
+    except ValueError:
+        return ConfigError(
+            field,
+            value,
+            "not an IPv4 CIDR block",
+            "write four numbers 0-255 joined by '.', then '/' and a prefix length 0-32, e.g. 10.0.0.0/16",
+        )
+    return ConfigError(
+        field,
+        value,
+        f"the address has bits set after its /{network.prefixlen} prefix",
+        f"write the block's first address: {network}",
+    )
 
 
 _EXPECTED = {

@@ -11,12 +11,12 @@ from enum import StrEnum
 from ipaddress import IPv4Network
 from typing import Annotated
 
-from pydantic import Field, StringConstraints
+from pydantic import Field
 
 from config.cluster_autoscaler import ClusterAutoscalerConfig
 from config.ephemeral import EphemeralConfig
 from config.karpenter import KarpenterConfig, KarpenterPoolConfig
-from config.model_base import DnsLabel, LabelKey, LabelValue, Model, ZoneName
+from config.model_base import AccountId, DnsLabel, LabelKey, LabelValue, Model, ZoneName, text
 from config.observability import ObservabilityConfig
 from config.platform import PlatformConfig
 
@@ -83,11 +83,18 @@ class ClusterConfig(Model):
     endpoint_access: EndpointAccess = EndpointAccess.PUBLIC_AND_PRIVATE
     """``public_and_private`` (public endpoint limited to ``public_access_cidrs``) or ``private``."""
     public_access_cidrs: tuple[IPv4Network, ...] = ()
-    """CIDRs allowed to reach the public endpoint; required when it is public."""
+    """CIDRs allowed to reach the public endpoint; required when it is public, refused when it is private."""
     acknowledge_public_endpoint_open_to_internet: bool = False
     """Allow a ``/0`` range in ``public_access_cidrs``: the API server then answers every address."""
     admin_principal_arns: tuple[
-        Annotated[str, StringConstraints(pattern=r"^arn:aws(-[a-z]+)*:iam::\d{12}:(role|user)/[\w+=,.@/-]+$")], ...
+        Annotated[
+            str,
+            text(
+                r"^arn:aws(-[a-z]+)*:iam::\d{12}:(role|user)/[\w+=,.@/-]+$",
+                "an IAM role or user ARN: arn:aws:iam::<12-digit account>:role/<name> or ...:user/<name>",
+            ),
+        ],
+        ...,
     ] = ()
     """IAM principals given cluster-admin through EKS access entries."""
     scheduler_bin_packing: bool = False
@@ -105,19 +112,25 @@ class ClusterConfig(Model):
 
 
 class ExistingVpc(Model):
-    vpc_id: Annotated[str, StringConstraints(pattern=r"^vpc-[0-9a-f]{8,17}$")]
+    vpc_id: Annotated[str, text(r"^vpc-[0-9a-f]{8,17}$", "a VPC id: vpc- and 8 or 17 hexadecimal digits")]
     """Id of the VPC to use."""
-    private_subnet_ids: dict[ZoneName, Annotated[str, StringConstraints(pattern=r"^subnet-[0-9a-f]{8,17}$")]]
-    """One private node subnet per zone; the zones of this map are the VPC's zones."""
+    private_subnet_ids: dict[
+        ZoneName,
+        Annotated[str, text(r"^subnet-[0-9a-f]{8,17}$", "a subnet id: subnet- and 8 or 17 hexadecimal digits")],
+    ]
+    """One private node subnet per zone (at least two zones, each subnet given once); the zones of this map
+    are the VPC's zones."""
 
 
 class NetworkConfig(Model):
     availability_zones: tuple[ZoneName, ...] = ()
-    """Zones of the new VPC (at least two). Ignored with ``existing_vpc``."""
+    """Zones of the new VPC (at least two, each a zone of the region in ``catalog/regions.py``); refused with
+    ``existing_vpc``, whose subnets give the zones."""
     vpc_cidr: IPv4Network = IPv4Network("10.0.0.0/16")
-    """Address range of the new VPC."""
+    """Address range of the new VPC: a /16 to /28 block, private (RFC 1918) or publicly routable, as EC2
+    allows (``catalog/vpc.py``), with room for a /19 and a /24 subnet per zone."""
     nat_gateways: Annotated[int, Field(ge=1, le=6)] = 1
-    """NAT gateways of the new VPC (one per zone for zone-independent egress)."""
+    """NAT gateways of the new VPC (one per zone for zone-independent egress; at most one per zone)."""
     existing_vpc: ExistingVpc | None = None
     """Use this VPC instead of creating one (no context lookup: subnets are listed)."""
 
@@ -134,7 +147,7 @@ class SystemNodeGroupConfig(Model):
     instance_types: tuple[str, ...] = ("m7i.large",)
     """CPU instance types (see ``catalog/instances.py``)."""
     min_size: Annotated[int, Field(ge=0)] = 2
-    """Minimum nodes."""
+    """Minimum nodes (at least 1: the group holds CoreDNS and the platform's controllers)."""
     max_size: Annotated[int, Field(ge=1)] = 4
     """Maximum nodes."""
     desired_size: Annotated[int, Field(ge=0)] | None = None
@@ -144,14 +157,22 @@ class SystemNodeGroupConfig(Model):
 class Capacity(Model):
     type: CapacityType = CapacityType.ON_DEMAND
     """How the pool's instances are bought."""
-    reservation_id: Annotated[str, StringConstraints(pattern=r"^cr-[0-9a-f]{8,17}$")] | None = None
+    reservation_id: (
+        Annotated[str, text(r"^cr-[0-9a-f]{8,17}$", "a capacity reservation id: cr- and 8 or 17 hexadecimal digits")]
+        | None
+    ) = None
     """Capacity Block reservation (``cr-...``); required for ``capacity_block``."""
     ends_at: datetime | None = None
-    """End of the Capacity Block (UTC). A schedule then scales the node group to 0 nodes
+    """End of the Capacity Block (UTC); refused once that date is past. A schedule then scales the node group to 0 nodes
     ``scale_in_minutes_before_end`` before it, so no node is cut off mid-step by the block's end."""
     scale_in_minutes_before_end: Annotated[int, Field(ge=5, le=1440)] | None = None
     """How long before ``ends_at`` the group scales in (default 60): time for a job to checkpoint and stop."""
-    placement_group: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9._-]{1,255}$")] | None = None
+    placement_group: (
+        Annotated[
+            str, text(r"^[A-Za-z0-9._-]{1,255}$", "a placement group name: 1-255 letters, digits, '.', '_' or '-'")
+        ]
+        | None
+    ) = None
     """Name of the cluster placement group the Capacity Block was reserved in, if any: only then may
     the pool's nodes launch into a placement group (into that one)."""
 
@@ -181,14 +202,18 @@ class GpuPoolConfig(Model):
     """On-demand, spot or a Capacity Block."""
     efa: bool | None = None
     """Elastic Fabric Adapter interfaces on every network card, the EFA security group and device plugin.
-    Default: on when every instance type of the pool supports EFA (``catalog/efa.py``)."""
+    Default: on when every instance type of the pool supports EFA (``catalog/efa.py``); a Karpenter pool
+    also needs ``karpenter.mode: static``, listed instance types and one EFA layout
+    (``policy.node_pools.karpenter_efa_problem``)."""
     placement_group: bool | None = None
     """A cluster placement group per zone for EFA pools. Default: on for EFA pools, except Capacity Blocks,
     whose nodes must launch into the block's own group (``capacity.placement_group``) or none."""
     root_volume_gib: Annotated[int, Field(ge=50, le=16384)] = 200
     """Encrypted gp3 root volume size."""
     labels: dict[LabelKey, LabelValue] = {}
-    """Extra node labels; the platform's ``gpu-platform.io/*`` labels always win."""
+    """Extra node labels. Keys kubelet refuses (``kubernetes.io``/``k8s.io`` namespaces outside
+    ``node.kubernetes.io/`` and ``kubelet.kubernetes.io/``), Karpenter's domains and the platform's own
+    (``gpu-platform.io/*``, ``nvidia.com/mig.config``) are refused."""
     taints: tuple[Taint, ...] = (GPU_TAINT,)
     """Node taints; by default ``nvidia.com/gpu=true:NoSchedule``."""
     dra: bool = True
@@ -226,9 +251,9 @@ class FeatureGatesConfig(Model):
 class EnvironmentConfig(Model):
     name: DnsLabel
     """Environment name; names the stacks and ``dist/<name>/``."""
-    account: Annotated[str, StringConstraints(pattern=r"^\d{12}$")] | None = None
+    account: AccountId | None = None
     """Target account. Leave empty for an environment-agnostic synth."""
-    region: Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-[a-z]+)+-\d$")]
+    region: Annotated[str, text(r"^[a-z]{2}(-[a-z]+)+-\d$", "an AWS region name (e.g. us-west-2)")]
     """AWS region of the cluster."""
     long_lived: bool = False
     """Keeps the cluster, its secrets key and network when the stack is deleted (never after a failed first

@@ -5,11 +5,11 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import Field, StringConstraints
+from pydantic import Field
 
 from catalog.device_classes import DeviceShape
 from catalog.priority_tiers import Tier
-from config.model_base import DnsLabel, Model
+from config.model_base import DnsLabel, Model, text
 
 _ALL_SHAPES = tuple(DeviceShape)
 
@@ -84,8 +84,16 @@ class CheckpointVolume(Model):
 
     claim_name: DnsLabel
     """Name of the PersistentVolumeClaim in the team's namespace (ReadWriteMany for multi-Pod runs)."""
-    mount_path: Annotated[str, StringConstraints(pattern=r"^/[A-Za-z0-9._/-]*$", max_length=256)] = "/checkpoints"
-    """Where the volume appears in the containers."""
+    mount_path: Annotated[
+        str,
+        text(
+            r"^/[A-Za-z0-9._/-]*$",
+            "an absolute path: '/' then letters, digits, '.', '_', '-' and '/' (e.g. /checkpoints)",
+            max_length=256,
+        ),
+    ] = "/checkpoints"
+    """Where the volume appears in the containers; not a path the platform mounts at (``/dev/shm``, MPI's
+    ``/etc/mpi``) nor a directory above one."""
 
 
 class RunConfig(Model):
@@ -111,20 +119,30 @@ class RunConfig(Model):
     """Memory each worker requests."""
     tier: Tier = Tier.STANDARD
     """Priority tier; the platform maps it to priority, preemption and disruption."""
-    image: Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+([._/:@-][a-zA-Z0-9_]+)*$", max_length=512)]
+    image: Annotated[
+        str,
+        text(
+            r"^[a-z0-9]+([._/:@-][a-zA-Z0-9_]+)*$",
+            "an image reference: lower-case letters and digits, then parts of letters, digits or '_' joined by one of "
+            "'.', '_', '/', ':', '@' or '-' (e.g. public.ecr.aws/example/train:1.0 or example/train@sha256:<digest>)",
+            max_length=512,
+        ),
+    ]
     """Container image (pin a digest or tag)."""
     command: tuple[str, ...] = ()
     """`pytorch`: the script and its arguments (the platform adds `torchrun` and its flags); `mpi`: the
     program every rank runs (the platform adds `mpirun`, the hostfile and `-np`); `spark`, `service`: the
     container command."""
     processes_per_pod: Annotated[int, Field(ge=1, le=64)] | None = None
-    """Processes (ranks) each Pod starts: torchrun's `--nproc-per-node`, MPI slots; default GPUs per Pod (1 without)."""
+    """`pytorch` and `mpi` only: processes (ranks) each Pod starts: torchrun's `--nproc-per-node`, MPI slots; default
+    GPUs per Pod (1 without)."""
     shm_gib: Annotated[int, Field(ge=1, le=1024)] | None = None
     """Size of the memory-backed `/dev/shm` for data loaders; default a quarter of the Pod's memory."""
     checkpoint: CheckpointVolume | None = None
     """A PersistentVolumeClaim for checkpoints, mounted in every Pod of the run."""
     readiness_command: tuple[str, ...] = ()
-    """`service` (required): the command that says one Pod is ready; the leader is ready once every Pod is."""
+    """`service` (required; refused on other templates): the command that says one Pod is ready; the leader is
+    ready once every Pod is."""
     topology: TopologyPreference = TopologyPreference.ZONE
     """Keep the gang inside one zone (when topology-aware scheduling is on)."""
     job: bool = False

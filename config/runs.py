@@ -35,6 +35,8 @@ TTL_TAG = "ttl-hours"
 ENVIRONMENT_TAG = "environment"
 NAME_MAX_LENGTH = 63
 """Cluster, environment (a DNS label) and managed node group names all stop at 63 characters."""
+IAM_ROLE_NAME_MAX_LENGTH = 64
+"""IAM role names stop at 64 characters (the Karpenter node role is named after the cluster)."""
 
 _RUN_ID_FIX = (
     f"use 1-{RUN_ID_MAX_LENGTH} lowercase letters, digits or '-', starting and ending with a letter or digit "
@@ -102,11 +104,20 @@ def for_run(env: EnvironmentConfig, *, run_id: str | None, admin_arns: Sequence[
     names = {"name": f"{env.name}-{run_id}", "cluster.name": f"{env.cluster.name}-{run_id}"}
     for field, name in names.items():
         _check_length(run_id, field, name)
+    from config.model import CapacityProvider
     from policy.node_pools import node_group_plans
 
     for pool in env.gpu_pools:  # before re-validation, so the message blames the run id
+        if pool.provider is not CapacityProvider.MANAGED_NODE_GROUP:
+            continue  # Karpenter's NodePools are not named after the cluster
         for plan in node_group_plans(pool, cluster_name=names["cluster.name"]):
             _check_length(run_id, f"gpu_pools.{pool.name} node group", plan.name)
+    from policy.karpenter import karpenter_pools, node_role_name
+
+    if karpenter_pools(env):
+        _check_length(
+            run_id, "the Karpenter node role", node_role_name(names["cluster.name"]), IAM_ROLE_NAME_MAX_LENGTH
+        )
     data = env.model_dump(mode="json")
     data["name"] = names["name"]
     data["cluster"]["name"] = names["cluster.name"]
@@ -123,11 +134,11 @@ def for_run(env: EnvironmentConfig, *, run_id: str | None, admin_arns: Sequence[
     return parse_environment(data)
 
 
-def _check_length(run_id: str, what: str, name: str) -> None:
-    if len(name) > NAME_MAX_LENGTH:
+def _check_length(run_id: str, what: str, name: str, limit: int = NAME_MAX_LENGTH) -> None:
+    if len(name) > limit:
         raise ConfigError(
             "run_id",
             run_id,
-            f"{what} would be '{name}', {len(name)} characters (at most {NAME_MAX_LENGTH})",
-            "use a shorter run id",
+            f"{what} would be '{name}', {len(name)} characters (at most {limit})",
+            f"use a run id of at most {len(run_id) - (len(name) - limit)} characters",
         )

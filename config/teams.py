@@ -11,7 +11,7 @@ from config.files import read_yaml_file
 from config.load import REPO_ROOT, _display, validate_strictly
 from config.model import EnvironmentConfig
 from config.platform import GangTemplate, RunConfig, TopologyPreference
-from config.validate_launch import check_launch
+from config.validate_launch import check_launch, check_run_ignored_fields
 
 TEAMS_DIR = REPO_ROOT / "teams"
 
@@ -49,6 +49,7 @@ def load_team_runs(env: EnvironmentConfig, *, teams_dir: Path = TEAMS_DIR) -> li
     """Every run of the environment's teams, sorted by team and run name."""
     runs = []
     for team in sorted(env.platform.teams):
+        _check_unread_files(teams_dir / team)
         files = sorted((teams_dir / team).glob("*.yaml"))
         selected = env.platform.teams[team].runs
         if selected is not None:
@@ -79,6 +80,31 @@ def _check_selected(team: str, selected: tuple[str, ...], files: list[Path], tea
             )
 
 
+YAML_SUFFIXES = frozenset({".yaml", ".yml"})
+
+
+def _check_unread_files(team_dir: Path) -> None:
+    """Refuse a YAML file under a team directory that the run discovery (``<team>/*.yaml``) never reads:
+    a ``.yml`` or upper-case suffix, or a file in a subdirectory. It would otherwise be silently skipped."""
+    if not team_dir.is_dir() or team_dir.is_symlink():
+        return
+    for path in sorted(team_dir.rglob("*")):
+        if path.suffix.lower() not in YAML_SUFFIXES or path.is_dir():
+            continue
+        if path.parent == team_dir and path.suffix == ".yaml":
+            continue
+        nested = path.parent != team_dir
+        raise ConfigError(
+            "<file>",
+            str(path.relative_to(team_dir.parent)),
+            "run files are read only as teams/<team>/<run>.yaml: this file would never be rendered",
+            f"move it to {team_dir.name}/<run>.yaml"
+            if nested
+            else f"rename it to {path.stem.lower()}.yaml, or move it out of teams/",
+            source=_display(path),
+        )
+
+
 def _check_inside(file: Path, teams_dir: Path) -> None:
     """Refuse a run file that is a symlink or resolves outside ``teams_dir`` (before it is read).
 
@@ -101,7 +127,28 @@ def parse_run(env: EnvironmentConfig, team: str, name: str, data: object) -> Run
     run = validate_strictly(RunConfig, data)
     check_run(env, team, run)
     check_launch(run, name=name, composite=_composite(env, run))
+    check_run_ignored_fields(run)
+    check_generated_names(env, team, name, run)
     return run
+
+
+def check_generated_names(env: EnvironmentConfig, team: str, name: str, run: RunConfig) -> None:
+    """Refuse a run name that makes any name built from it too long (``policy.launch.wiring.generated_names``),
+    naming the longest run name that fits."""
+    from policy.gangs import plan_gang
+    from policy.launch.wiring import generated_names
+
+    over = [n for n in generated_names(plan_gang(env, team=team, run_name=name, run=run)) if len(n.name) > n.limit]
+    if not over:
+        return
+    worst = min(over, key=lambda n: n.limit - (len(n.name) - len(name)))
+    most = worst.limit - (len(worst.name) - len(name))
+    raise ConfigError(
+        "<file name>",
+        name,
+        f"the run's {worst.what} would be '{worst.name}', {len(worst.name)} characters (at most {worst.limit})",
+        f"rename the file to at most {most} characters before .yaml",
+    )
 
 
 def _composite(env: EnvironmentConfig, run: RunConfig) -> bool:
@@ -118,12 +165,20 @@ def _native(env: EnvironmentConfig) -> bool:
 def _check_name(name: str) -> None:
     import re
 
-    if not re.fullmatch(r"[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?", name):
+    if not re.fullmatch(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?", name):
         raise ConfigError(
             "<file name>",
             name,
-            "run names become object names and must be short DNS labels",
-            "rename the file to lower-case letters, digits and '-', at most 40 characters",
+            "run names become object names and must be DNS labels",
+            "rename the file to lower-case letters, digits and '-', starting with a letter and ending with a letter "
+            "or digit (the names built from it set the length: at most about 40 characters)",
+        )
+    if not name[0].isalpha():
+        raise ConfigError(
+            "<file name>",
+            name,
+            "the run's name begins its Service's name, and a Service name must start with a letter",
+            "rename the file to start with a lower-case letter, e.g. run-" + name + ".yaml",
         )
 
 
@@ -139,7 +194,7 @@ def unnamed_team_directories(env: EnvironmentConfig, *, teams_dir: Path = TEAMS_
     return [
         f"{_display(path)}/: no environment names team {path.name!r} under platform.teams; its runs are never rendered"
         for path in sorted(teams_dir.iterdir())
-        if path.is_dir() and path.name not in named and any(path.glob("*.yaml"))
+        if path.is_dir() and path.name not in named and any(p.suffix.lower() in YAML_SUFFIXES for p in path.rglob("*"))
     ]
 
 
@@ -233,6 +288,14 @@ def check_run(env: EnvironmentConfig, team: str, run: RunConfig) -> None:
                 "set hierarchical: true (needs the CompositePodGroup gate) so the coordinator has its own group, "
                 "or drop min_replicas",
             )
+    if run.elastic and (run.min_replicas is None or run.min_replicas >= run.replicas):
+        raise ConfigError(
+            "elastic",
+            True,
+            f"acknowledges a gang that may start with fewer than replicas {run.replicas}, but min_replicas "
+            f"{'is not set' if run.min_replicas is None else f'is {run.min_replicas}'}, so it has no effect",
+            "set min_replicas below replicas, or remove elastic",
+        )
 
 
 def _check_schedulable(run: RunConfig) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from catalog.cluster_autoscaler import CLUSTER_AUTOSCALER_RELEASES, RELEASES_URL
+from datetime import UTC, date
+
+from catalog.cluster_autoscaler import CLUSTER_AUTOSCALER_RELEASES, MAX_MINORS_BEHIND, RELEASES_URL
 from catalog.efa import EFA_SUPPORT
 from catalog.instances import GPU_FAMILIES, INSTANCE_TYPES, MIG_PROFILES
 from catalog.priority_tiers import TIERS
@@ -17,20 +19,31 @@ from config.model import (
     PoolScaling,
 )
 from config.runs import check_ephemeral
+from config.validate_effect import (
+    check_ineffective_pool_settings,
+    check_ineffective_settings,
+    check_repeated_entries,
+)
 from config.validate_karpenter import check_karpenter, check_karpenter_pools_shape
+from config.validate_labels import check_pool_labels
 from config.validate_limits import check_acknowledgements, check_service_limits
+from config.validate_network import check_endpoint, check_network, check_region, check_zone
 from config.validate_observability import check_observability
+from policy.efa import efa_device_plugin_image, efa_pools
 from policy.gates import check_gates
-from policy.node_pools import autoscaled_pools, node_group_plans, pool_scaling
+from policy.node_pools import autoscaled_pools, karpenter_efa_problem, node_group_plans, pool_scaling
 
 _GPU_EXAMPLES = "p4d.24xlarge, p5.48xlarge, p5en.48xlarge, p6-b200.48xlarge, g5.*, g6.*, g6e.*"
 
 
-def validate_environment(env: EnvironmentConfig) -> None:
+def validate_environment(env: EnvironmentConfig, *, today: date) -> None:
+    """Every cross-field rule; ``today`` (UTC) is what a Capacity Block's end is compared with."""
+    check_region(env)
     _check_cluster(env)
+    check_endpoint(env)
     check_service_limits(env)
     check_acknowledgements(env)
-    _check_network(env)
+    check_network(env)
     _check_system_nodes(env)
     check_ephemeral(env)
     check_karpenter_pools_shape(env)
@@ -41,17 +54,24 @@ def validate_environment(env: EnvironmentConfig) -> None:
             raise ConfigError(f"{where}.name", pool.name, "pool name used twice", "give every GPU pool its own name")
         names.add(pool.name)
         _check_pool(env, pool, where)
+        check_pool_labels(pool, where)
         _check_scaling(pool, where)
         _check_efa(pool, where)
+        check_capacity_block_end(pool, where, today=today)
+        check_ineffective_pool_settings(pool, where)
+    if efa_pools(env):
+        efa_device_plugin_image(env.region)  # the EFA device plugin's image must exist in the Region
     _check_cluster_autoscaler(env)
     check_karpenter(env)
     check_observability(env)
     _check_platform(env)
+    check_ineffective_settings(env)
     check_gates(
         control_plane=env.feature_gates.control_plane,
         kubelet=env.feature_gates.kubelet,
         served_beyond_eks=env.feature_gates.acknowledge_served_beyond_eks,
     )
+    check_repeated_entries(env)
 
 
 def _check_cluster(env: EnvironmentConfig) -> None:
@@ -72,48 +92,8 @@ def _check_cluster(env: EnvironmentConfig) -> None:
         )
 
 
-def _check_network(env: EnvironmentConfig) -> None:
-    network = env.network
-    if network.existing_vpc is None and len(set(network.availability_zones)) < 2:
-        raise ConfigError(
-            "network.availability_zones",
-            list(network.availability_zones),
-            "the VPC needs at least two zones",
-            "list two or more zones of the region",
-        )
-    if len(set(network.availability_zones)) != len(network.availability_zones):
-        raise ConfigError(
-            "network.availability_zones",
-            list(network.availability_zones),
-            "a zone is listed twice",
-            "list each zone once",
-        )
-    needed = len(network.zones) * NODE_AND_PUBLIC_SUBNET_ADDRESSES
-    if network.existing_vpc is None and network.vpc_cidr.num_addresses < needed:
-        raise ConfigError(
-            "network.vpc_cidr",
-            str(network.vpc_cidr),
-            f"too small for a /19 node subnet and a /24 public subnet in {len(network.zones)} zones",
-            f"use a range of at least {needed} addresses, e.g. a /{_prefix_for(needed)}",
-        )
-    for zone in network.zones:
-        if not zone.startswith(env.region):
-            raise ConfigError(
-                "network.availability_zones",
-                zone,
-                f"zone is not in region {env.region}",
-                f"use zones named {env.region}a, {env.region}b, ...",
-            )
-
-
-NODE_AND_PUBLIC_SUBNET_ADDRESSES = 2**13 + 2**8
-"""Per zone: a /19 private node subnet (room for pod IPs) and a /24 public subnet."""
 NODEGROUP_NAME_LIMIT = 63
 SYSTEM_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease", DRA_DRIVER_NAMESPACE})
-
-
-def _prefix_for(addresses: int) -> int:
-    return 32 - (addresses - 1).bit_length()
 
 
 def _check_sizes(where: str, min_size: int, max_size: int, desired_size: int | None) -> None:
@@ -133,6 +113,14 @@ def _check_sizes(where: str, min_size: int, max_size: int, desired_size: int | N
 def _check_system_nodes(env: EnvironmentConfig) -> None:
     nodes = env.system_nodes
     _check_sizes("system_nodes", nodes.min_size, nodes.max_size, nodes.desired_size)
+    if nodes.min_size == 0:
+        raise ConfigError(
+            "system_nodes.min_size",
+            0,
+            "the system node group holds CoreDNS and the platform's controllers (the DRA controller, Cluster "
+            "Autoscaler, Karpenter), and nothing adds its first node: at 0 nodes none of them runs",
+            "set min_size to 1 or more (2 keeps them running while a node is replaced)",
+        )
     for index, name in enumerate(nodes.instance_types):
         known = INSTANCE_TYPES.get(name)
         if known is None or known.is_gpu:
@@ -221,7 +209,8 @@ def _check_pool(env: EnvironmentConfig, pool: GpuPoolConfig, where: str) -> None
                 f"{where}.name",
                 pool.name,
                 f"node group name {plan.name!r} is longer than {NODEGROUP_NAME_LIMIT} characters",
-                "shorten the pool or cluster name",
+                f"shorten the pool name to at most {NODEGROUP_NAME_LIMIT - len(plan.name) + len(pool.name)} "
+                "characters, or the cluster name",
             )
     if pool.mig_profile is not None:
         for name in pool.instance_types:
@@ -243,6 +232,7 @@ def _check_pool(env: EnvironmentConfig, pool: GpuPoolConfig, where: str) -> None
             )
     vpc_zones = env.network.zones
     for index, zone in enumerate(pool.zones):
+        check_zone(env, f"{where}.zones[{index}]", zone)
         if zone not in vpc_zones:
             raise ConfigError(
                 f"{where}.zones[{index}]",
@@ -333,13 +323,17 @@ def _check_scaling(pool: GpuPoolConfig, where: str) -> None:
 
 
 def _check_efa(pool: GpuPoolConfig, where: str) -> None:
-    if pool.provider is CapacityProvider.KARPENTER and (pool.efa or pool.placement_group):
+    if pool.provider is CapacityProvider.KARPENTER and pool.placement_group:
         raise ConfigError(
-            f"{where}.efa" if pool.efa else f"{where}.placement_group",
+            f"{where}.placement_group",
             True,
-            "EFA interfaces and placement groups are built into managed node group launch templates only",
-            "use provider: managed_node_group for an EFA pool, or drop efa and placement_group",
+            "placement groups are built into managed node group launch templates only",
+            "use provider: managed_node_group for a pool in a placement group, or drop placement_group",
         )
+    if pool.provider is CapacityProvider.KARPENTER and pool.efa:
+        problem = karpenter_efa_problem(pool)
+        if problem is not None:
+            raise ConfigError(f"{where}.efa", True, problem[0], problem[1])
     if pool.efa:
         for index, name in enumerate(pool.instance_types):
             if name not in EFA_SUPPORT:
@@ -402,12 +396,24 @@ def _check_cluster_autoscaler(env: EnvironmentConfig) -> None:
             "not a release in catalog/cluster_autoscaler.py",
             f"use one of {', '.join(CLUSTER_AUTOSCALER_RELEASES)} or add a checked row to the table",
         )
-    if release.kubernetes_minor != KUBERNETES_MINOR:
+    behind = release.minors_behind(KUBERNETES_MINOR)
+    if behind < 0 or behind > MAX_MINORS_BEHIND:
+        major, _, minor = KUBERNETES_MINOR.partition(".")
         raise ConfigError(
             "cluster_autoscaler.version",
             config.version,
             f"Cluster Autoscaler's minor must match the cluster's Kubernetes {KUBERNETES_MINOR}",
-            f"use a {KUBERNETES_MINOR}.x release",
+            f"use a {KUBERNETES_MINOR}.x release, or a {major}.{int(minor) - MAX_MINORS_BEHIND}.x release with "
+            "cluster_autoscaler.acknowledge_version_skew: true",
+        )
+    if behind and not config.acknowledge_version_skew:
+        raise ConfigError(
+            "cluster_autoscaler.version",
+            config.version,
+            f"Cluster Autoscaler {config.version} is built for Kubernetes {release.kubernetes_minor}, one minor behind "
+            f"the cluster's {KUBERNETES_MINOR}, and its minor should match the cluster's",
+            "set cluster_autoscaler.acknowledge_version_skew: true to run it until a "
+            f"{KUBERNETES_MINOR}.x release is confirmed, or use a confirmed {KUBERNETES_MINOR}.x release",
         )
     if not release.verified and not config.acknowledge_unverified_release:
         raise ConfigError(
@@ -416,4 +422,19 @@ def _check_cluster_autoscaler(env: EnvironmentConfig) -> None:
             "this release's row is an assumption: no such tag upstream was checked yet",
             f"check {RELEASES_URL}, then set verified=True on the row; or set "
             "cluster_autoscaler.acknowledge_unverified_release: true",
+        )
+
+
+def check_capacity_block_end(pool: GpuPoolConfig, where: str, *, today: date) -> None:
+    """A Capacity Block that ended before ``today`` (UTC) launches no node: its pool could never hold one."""
+    ends_at = pool.capacity.ends_at
+    if ends_at is None or pool.capacity.type is not CapacityType.CAPACITY_BLOCK:
+        return
+    end = (ends_at.astimezone(UTC) if ends_at.tzinfo else ends_at.replace(tzinfo=UTC)).date()
+    if end < today:
+        raise ConfigError(
+            f"{where}.capacity.ends_at",
+            ends_at.isoformat(),
+            f"the Capacity Block ended on {end.isoformat()}, before today ({today.isoformat()}, UTC)",
+            "set the end of a current Capacity Block and its reservation_id, or remove the pool",
         )

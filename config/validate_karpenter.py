@@ -13,8 +13,9 @@ from catalog.karpenter import COMPATIBILITY_MATRIX_URL, KARPENTER_RELEASES
 from config.errors import ConfigError
 from config.karpenter import KarpenterCapacityType
 from config.model import Capacity, CapacityProvider, EnvironmentConfig, GpuPoolConfig
-from policy.karpenter import karpenter_pools, node_role_name, pool_settings
+from policy.karpenter import karpenter_pools, node_pool_plans, node_role_name, pool_settings
 
+_LABEL_VALUE_MAX = 63
 _IAM_ROLE_NAME_MAX = 64
 
 
@@ -90,6 +91,15 @@ def check_karpenter(env: EnvironmentConfig) -> None:
 
 
 def _check_pool(pool: GpuPoolConfig, where: str) -> None:
+    for plan in node_pool_plans(pool):
+        if len(plan.name) > _LABEL_VALUE_MAX:
+            raise ConfigError(
+                f"{where}.name",
+                pool.name,
+                f"NodePool name {plan.name!r} is longer than {_LABEL_VALUE_MAX} characters (Karpenter labels every "
+                "node with it, karpenter.sh/nodepool)",
+                f"shorten the pool name to at most {_LABEL_VALUE_MAX - len(plan.name) + len(pool.name)} characters",
+            )
     settings = pool_settings(pool)
     families = settings.instance_families
     for index, family in enumerate(families):

@@ -6,7 +6,17 @@ after the run file parses and before anything renders (``config.teams.check_run`
 
 from __future__ import annotations
 
-from catalog.launchers import MPI_LAUNCHERS, MPI_OWNED_FLAGS, TORCHRUN, TORCHRUN_OWNED_FLAGS
+import posixpath
+
+from catalog.launchers import (
+    CHECKPOINT_PATH,
+    MPI_LAUNCHERS,
+    MPI_MOUNTS,
+    MPI_OWNED_FLAGS,
+    PLATFORM_MOUNTS,
+    TORCHRUN,
+    TORCHRUN_OWNED_FLAGS,
+)
 from config.errors import ConfigError
 from config.platform import GangTemplate, RunConfig
 
@@ -57,6 +67,7 @@ def check_launch(run: RunConfig, *, name: str, composite: bool) -> None:
             f"/dev/shm is memory-backed and counts against the Pod's {run.memory_gib_per_replica}Gi limit",
             "set shm_gib below memory_gib_per_replica",
         )
+    check_checkpoint_mount(run)
     if template is GangTemplate.PYTORCH:
         _check_pytorch(run)
     elif template is GangTemplate.MPI:
@@ -125,3 +136,52 @@ def _check_service(run: RunConfig, *, name: str) -> None:
             "characters",
             f"rename the file to at most {SERVICE_RUN_NAME_MAX_LENGTH} characters",
         )
+
+
+TEMPLATES_USING = {
+    "readiness_command": (GangTemplate.SERVICE,),
+    "processes_per_pod": (GangTemplate.PYTORCH, GangTemplate.MPI),
+}
+"""Run fields only some templates read (``policy.launch.wiring``: the service probe; torchrun's
+``--nproc-per-node`` and the MPI hostfile's slots). ``job`` is pytorch only too, refused with the gates
+(``config.teams.unhonoured_settings``)."""
+
+
+def check_run_ignored_fields(run: RunConfig) -> None:
+    """A field the run's template never reads is an error: it would be dropped without a word."""
+    for field, templates in TEMPLATES_USING.items():
+        value = getattr(run, field)
+        if value in (None, ()) or run.template in templates:
+            continue
+        users = " and ".join(t.value for t in templates)
+        raise ConfigError(
+            field,
+            list(value) if isinstance(value, tuple) else value,
+            f"the {run.template.value} template never reads it (only {users} runs do)",
+            f"remove {field} from the run, or use template: {templates[0].value}",
+        )
+
+
+def check_checkpoint_mount(run: RunConfig) -> None:
+    """The checkpoint volume's path: a clean absolute path, not one the platform mounts at, nor above one."""
+    if run.checkpoint is None:
+        return
+    path = run.checkpoint.mount_path
+    clean = posixpath.normpath(path)
+    if clean != path or path.startswith("//"):
+        raise ConfigError(
+            "checkpoint.mount_path",
+            path,
+            "not a plain absolute path ('.', '..', '//' or a trailing '/' make two spellings of one directory)",
+            f"write it as {clean if clean != '/' else '/checkpoints'}",
+        )
+    mounts = PLATFORM_MOUNTS | (MPI_MOUNTS if run.template is GangTemplate.MPI else {})
+    for own, what in sorted(mounts.items()):
+        if path == own or own.startswith(path.rstrip("/") + "/"):
+            relation = "is where the platform mounts" if path == own else "is above where the platform mounts"
+            raise ConfigError(
+                "checkpoint.mount_path",
+                path,
+                f"{relation} {what} ({own})" + ("" if path == own else ", and would hide it"),
+                f"use a directory of its own, e.g. {CHECKPOINT_PATH}",
+            )

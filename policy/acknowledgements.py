@@ -20,12 +20,26 @@ from policy.node_pools import autoscaled_pools
 
 
 class Acknowledgement(StrEnum):
-    """The acknowledgement ids, as CDK warning ids (``[ack: <id>]``)."""
+    """The acknowledgement ids, as CDK warning ids (``[ack: <id>]``): ``gpu-platform:`` and the setting
+    that acknowledges the risk. The CDK CLI ends each warning with "Acknowledge with
+    'Annotation::<id>'", so the hint it prints names the environment file's setting."""
 
-    PUBLIC_ENDPOINT_OPEN_TO_INTERNET = "gpu-platform:public-endpoint-open-to-internet"
-    KARPENTER_UNSUPPORTED_KUBERNETES = "gpu-platform:karpenter-unsupported-kubernetes"
-    KARPENTER_UNVERIFIED_RELEASE = "gpu-platform:karpenter-unverified-release"
-    CLUSTER_AUTOSCALER_UNVERIFIED_RELEASE = "gpu-platform:cluster-autoscaler-unverified-release"
+    PUBLIC_ENDPOINT_OPEN_TO_INTERNET = "gpu-platform:cluster.acknowledge_public_endpoint_open_to_internet"
+    KARPENTER_UNSUPPORTED_KUBERNETES = "gpu-platform:karpenter.acknowledge_unsupported_kubernetes"
+    KARPENTER_UNVERIFIED_RELEASE = "gpu-platform:karpenter.acknowledge_unverified_release"
+    CLUSTER_AUTOSCALER_UNVERIFIED_RELEASE = "gpu-platform:cluster_autoscaler.acknowledge_unverified_release"
+    CLUSTER_AUTOSCALER_VERSION_SKEW = "gpu-platform:cluster_autoscaler.acknowledge_version_skew"
+
+    @property
+    def setting(self) -> str:
+        """The environment file's setting that acknowledges the risk."""
+        return self.value.removeprefix("gpu-platform:")
+
+
+UNVERIFIED_RELEASES = frozenset(
+    {Acknowledgement.KARPENTER_UNVERIFIED_RELEASE, Acknowledgement.CLUSTER_AUTOSCALER_UNVERIFIED_RELEASE}
+)
+"""Acknowledgements of a release no source confirms: a shipped environment may carry none of them."""
 
 
 @dataclass(frozen=True)
@@ -92,22 +106,34 @@ def karpenter_risks(env: EnvironmentConfig) -> list[AcknowledgedRisk]:
 
 
 def cluster_autoscaler_risks(env: EnvironmentConfig) -> list[AcknowledgedRisk]:
-    """The Cluster Autoscaler release whose row is unverified, acknowledged; nothing when no pool is
-    autoscaled (Cluster Autoscaler is then not installed)."""
+    """The Cluster Autoscaler release one minor behind the cluster, or whose row is unverified,
+    acknowledged; nothing when no pool is autoscaled (Cluster Autoscaler is then not installed)."""
     if not autoscaled_pools(env):
         return []
     release = CLUSTER_AUTOSCALER_RELEASES[env.cluster_autoscaler.version]
-    if release.verified:
-        return []
-    return [
-        AcknowledgedRisk(
-            Acknowledgement.CLUSTER_AUTOSCALER_UNVERIFIED_RELEASE,
-            "cluster_autoscaler.version",
-            f"the row Cluster Autoscaler {release.version} (Kubernetes {release.kubernetes_minor}) of "
-            "catalog/cluster_autoscaler.py is an assumption, not verified against upstream; "
-            f"{_because('cluster_autoscaler.acknowledge_unverified_release')}",
+    risks = []
+    if release.minors_behind(versions.KUBERNETES_MINOR):
+        risks.append(
+            AcknowledgedRisk(
+                Acknowledgement.CLUSTER_AUTOSCALER_VERSION_SKEW,
+                "cluster_autoscaler.version",
+                f"Cluster Autoscaler {release.version} is built for Kubernetes {release.kubernetes_minor} and runs on "
+                f"the cluster's {versions.KUBERNETES_MINOR}, although its minor should match the cluster's (no "
+                f"{versions.KUBERNETES_MINOR}.x release is confirmed); "
+                f"{_because('cluster_autoscaler.acknowledge_version_skew')}",
+            )
         )
-    ]
+    if not release.verified:
+        risks.append(
+            AcknowledgedRisk(
+                Acknowledgement.CLUSTER_AUTOSCALER_UNVERIFIED_RELEASE,
+                "cluster_autoscaler.version",
+                f"the row Cluster Autoscaler {release.version} (Kubernetes {release.kubernetes_minor}) of "
+                "catalog/cluster_autoscaler.py is an assumption, not verified against upstream; "
+                f"{_because('cluster_autoscaler.acknowledge_unverified_release')}",
+            )
+        )
+    return risks
 
 
 def acknowledged_risks(env: EnvironmentConfig) -> list[AcknowledgedRisk]:

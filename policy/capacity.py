@@ -39,6 +39,12 @@ class PodShape:
     devices: int
     cpu: int
     memory_gib: int
+    pools: tuple[str, ...] = ()
+    """Pools the pod is pinned to by node affinity (``policy.efa.efa_placement``); empty: any serving pool."""
+
+    def lands_on(self, pool: GpuPoolConfig, spec: DeviceClassSpec) -> bool:
+        """Whether the pod can be placed on ``pool``'s nodes: the pool serves its class and it is not pinned away."""
+        return pool_serves(pool, spec) and (not self.pools or pool.name in self.pools)
 
 
 def devices_per_node(instance: InstanceType, spec: DeviceClassSpec) -> int:
@@ -97,7 +103,7 @@ def zone_pod_capacity(
     """Most pods of ``pod``'s shape each zone can hold at once."""
     capacity = dict.fromkeys(env.network.zones, 0)
     for pool in env.gpu_pools:
-        if not pool_serves(pool, spec):
+        if not pod.lands_on(pool, spec):
             continue
         per_node = max(pods_per_node(INSTANCE_TYPES[t], spec, pod) for t in pool.instance_types)
         for zone in pool.zones:
@@ -116,7 +122,7 @@ def cluster_pod_capacity(
     """Most pods of ``pod``'s shape the whole cluster can hold (no topology constraint)."""
     total = 0
     for pool in env.gpu_pools:
-        if not pool_serves(pool, spec):
+        if not pod.lands_on(pool, spec):
             continue
         per_node = max(pods_per_node(INSTANCE_TYPES[t], spec, pod) for t in pool.instance_types)
         total += _pool_nodes(env, pool, reach, preempting_pods) * per_node
@@ -129,7 +135,7 @@ def node_pod_capacity(env: EnvironmentConfig, spec: DeviceClassSpec, pod: PodSha
         (
             pods_per_node(INSTANCE_TYPES[t], spec, pod)
             for p in env.gpu_pools
-            if pool_serves(p, spec)
+            if pod.lands_on(p, spec)
             for t in p.instance_types
         ),
         default=0,

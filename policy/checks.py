@@ -24,9 +24,18 @@ class Check:
     status: Status
     detail: str
     fix: str = ""
+    pools: tuple[str, ...] = ()
+    """GPU pools whose settings the fix changes (a capacity finding): a refusal then names the first
+    pool's ``pool_field`` in the environment file, and the run file whose gang exposed it."""
+    pool_field: str = "max_size"
 
     def as_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "status": self.status.value}
+        found = {**asdict(self), "status": self.status.value}
+        if not self.pools:
+            del found["pools"], found["pool_field"]
+        else:
+            found["pools"] = list(self.pools)
+        return found
 
 
 def failed(checks: Iterable[Check]) -> bool:

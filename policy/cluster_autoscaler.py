@@ -20,7 +20,7 @@ from catalog.cluster_autoscaler import (
     SAFE_TO_EVICT_ANNOTATION,
     discovery_tag,
 )
-from catalog.efa import EFA_RESOURCE
+from catalog.efa import EFA_PREALLOCATED_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE
 from catalog.instances import INSTANCE_TYPES
 from catalog.labels import DO_NOT_DISRUPT_ANNOTATION, ROLE_LABEL
 from config.model import EnvironmentConfig, GpuPoolConfig
@@ -46,8 +46,8 @@ def node_template_tags(pool: GpuPoolConfig) -> dict[str, str]:
 
     Cluster Autoscaler reads a managed node group's labels, taints and these ``resources/*`` tags with
     ``eks:DescribeNodegroup`` (the node group's own tags win over its Auto Scaling group's). GPUs come from
-    the instance type; EFA interfaces only from here. Labels and taints are tagged too, for any reader of
-    the group's tags.
+    the instance type; EFA interfaces and the EFA driver's huge pages only from here. Labels and taints are
+    tagged too, for any reader of the group's tags.
     """
     tags = {f"{NODE_TEMPLATE_TAG}/label/{key}": value for key, value in gpu_node_labels(pool).items()}
     tags |= {f"{NODE_TEMPLATE_TAG}/label/{key}": value for key, value in accelerator_labels(pool).items()}
@@ -59,6 +59,8 @@ def node_template_tags(pool: GpuPoolConfig) -> dict[str, str]:
     efa = efa_interfaces_per_node(pool)
     if efa:
         tags[f"{NODE_TEMPLATE_TAG}/resources/{EFA_RESOURCE}"] = str(efa)
+        # EFA pods request the huge pages the EFA driver pre-allocates; a template without them fits none.
+        tags[f"{NODE_TEMPLATE_TAG}/resources/{HUGEPAGES_RESOURCE}"] = f"{2 * EFA_PREALLOCATED_HUGEPAGES}Mi"
     return dict(sorted(tags.items()))
 
 

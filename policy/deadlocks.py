@@ -14,7 +14,7 @@ from typing import Any
 
 from catalog.device_classes import DEVICE_CLASSES, DRIVER_CLASS_NAMES, DeviceClassSpec
 from catalog.instances import INSTANCE_TYPES
-from catalog.labels import ELASTIC_ANNOTATION
+from catalog.labels import ELASTIC_ANNOTATION, POOL_LABEL
 from catalog.priority_tiers import TIERS, PreemptionPolicy, Tier
 from config.model import CapacityProvider, EnvironmentConfig, GpuPoolConfig
 from policy.capacity import (
@@ -97,9 +97,21 @@ def _pod_gpu_shape(
             continue
         (request,) = template["spec"]["spec"]["devices"]["requests"][:1]
         exactly = request.get("exactly", {})
-        shape = PodShape(int(exactly.get("count", 1)), *_pod_resources(pod_spec))
+        shape = PodShape(int(exactly.get("count", 1)), *_pod_resources(pod_spec), pools=_pinned_pools(pod_spec))
         return str(exactly.get("deviceClassName")), shape
     return None
+
+
+def _pinned_pools(pod_spec: dict[str, Any]) -> tuple[str, ...]:
+    """Pools a required node affinity on the pool label keeps the pod to (``policy.efa.efa_placement``)."""
+    required = (
+        pod_spec.get("affinity", {}).get("nodeAffinity", {}).get("requiredDuringSchedulingIgnoredDuringExecution")
+    )
+    for term in (required or {}).get("nodeSelectorTerms", [])[:1]:
+        for expression in term.get("matchExpressions", []):
+            if expression.get("key") == POOL_LABEL and expression.get("operator") == "In":
+                return tuple(expression.get("values", []))
+    return ()
 
 
 def pods(objects: Iterable[Obj]) -> list[Obj]:
@@ -244,8 +256,10 @@ def _fallback_demands(objects: list[Obj], claims: dict[tuple[str, str], Obj]) ->
     return demands
 
 
-def _fail(check: str, obj_subject: str, detail: str, fix: str) -> Check:
-    return Check(check, obj_subject, Status.FAIL, detail, fix)
+def _fail(
+    check: str, obj_subject: str, detail: str, fix: str, pools: tuple[str, ...] = (), pool_field: str = "max_size"
+) -> Check:
+    return Check(check, obj_subject, Status.FAIL, detail, fix, pools, pool_field)
 
 
 def _warn(check: str, obj_subject: str, detail: str, fix: str) -> Check:
@@ -478,7 +492,9 @@ def _unreachable(env: EnvironmentConfig, demand: GpuDemand, spec: DeviceClassSpe
         f"gang needs {demand.min_pods} pods of {_shape_text(demand)} in {domain}, but no autoscaler will add the "
         f"nodes: {'; '.join(reason for _, reason in blocked)}; counting only nodes that can come to exist, "
         f"{where.replace('holds', 'can hold')}",
-        f"make the nodes exist before the gang: {fixes}",
+        f"make the nodes exist before the gang: {fixes}; or lower replicas",
+        tuple(pool.name for pool, _ in blocked),
+        "karpenter" if blocked and blocked[0][0].provider is CapacityProvider.KARPENTER else "scaling",
     )
 
 
@@ -502,6 +518,11 @@ def _scale_up_warning(env: EnvironmentConfig, demand: GpuDemand, spec: DeviceCla
     )
 
 
+def _pool_names(pools: list[GpuPoolConfig]) -> str:
+    """``pool h100`` or ``pools h100, a100``: the pools a capacity finding is about."""
+    return ("pool " if len(pools) == 1 else "pools ") + ", ".join(p.name for p in pools)
+
+
 def _shape_text(demand: GpuDemand) -> str:
     return _shape_text_of(demand.device_class, demand.pod)
 
@@ -519,14 +540,30 @@ def check_capacity(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]:
         best, where = _capacity_detail(env, demand, spec)
         domain = "one zone" if demand.topology_key else "the cluster"
         reachable, reachable_where = _capacity_detail(env, demand, spec, Reach.REACHABLE)
-        if demand.min_pods > best:
+        serving = pools_serving(env, spec)
+        names = _pool_names(serving)
+        if node_pod_capacity(env, spec, demand.pod) == 0:
+            types = ", ".join(sorted({t for p in serving for t in p.instance_types}))
             found.append(
                 _fail(
                     "capacity",
                     demand.subject,
-                    f"gang needs {demand.min_pods} pods of {_shape_text(demand)} in {domain}; {where}",
-                    f"raise max_size of a pool serving {spec.shape.value}"
-                    f"{' in one zone' if demand.topology_key else ''}, or lower replicas",
+                    f"no node can hold one Pod of {_shape_text(demand)}: no instance type of {names} ({types}) "
+                    "has room for it",
+                    f"use a larger instance type in {names}, or lower the per-replica request (gpus_per_replica, "
+                    "cpu_per_replica, memory_gib_per_replica)",
+                    tuple(p.name for p in serving),
+                    "instance_types",
+                )
+            )
+        elif demand.min_pods > best:
+            found.append(
+                _fail(
+                    "capacity",
+                    demand.subject,
+                    f"gang needs {demand.min_pods} pods of {_shape_text(demand)} in {domain}; {where} ({names})",
+                    f"raise max_size of {names}{' in that zone' if demand.topology_key else ''}, or lower replicas",
+                    tuple(p.name for p in serving),
                 )
             )
         elif demand.min_pods > reachable:
@@ -538,7 +575,7 @@ def check_capacity(env: EnvironmentConfig, objects: list[Obj]) -> list[Check]:
                     demand.subject,
                     f"all {demand.all_pods} pods of {_shape_text(demand)} do not fit in {domain} "
                     f"({reachable_where}); only the gang minimum {demand.min_pods} does",
-                    "raise max_size or lower replicas",
+                    f"raise max_size of {names}, or lower replicas",
                 )
             )
         elif (warning := _scale_up_warning(env, demand, spec)) is not None:

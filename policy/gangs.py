@@ -19,7 +19,7 @@ from config.model import EnvironmentConfig, GpuPoolConfig
 from config.platform import GangTemplate, RunConfig, TopologyPreference
 from config.validate_launch import processes_per_pod
 from policy.device_classes import pool_serves
-from policy.efa import EfaPodSettings, efa_pod_settings
+from policy.efa import EfaPodSettings, efa_placement
 from policy.gates import effective_gates, gang_scheduling_native
 from policy.node_pools import tolerations_for
 
@@ -74,7 +74,10 @@ class GangPlan:
     """DeviceClass and count of the claim each PodGroup makes once for all its pods."""
     tolerations: tuple[tuple[tuple[str, str], ...], ...] = field(default=())
     efa: tuple[tuple[str, EfaPodSettings], ...] = ()
-    """EFA devices, shared memory and libfabric settings per GPU role, when every serving pool has EFA."""
+    """EFA devices, huge pages and libfabric settings per GPU role, as the pools the run lands on have them."""
+    pools: tuple[str, ...] = ()
+    """Pools the GPU pods are pinned to (``policy.efa.efa_placement``): the serving pools differ in what
+    EFA a pod gets, so the run keeps to one kind. Empty: any serving pool."""
 
     def efa_for(self, role: str) -> EfaPodSettings | None:
         return dict(self.efa).get(role)
@@ -115,6 +118,8 @@ class GangPlan:
             payload["fallback"] = [self.zone_affinity_key]
         if self.efa:
             payload["efa"] = [[role, asdict(settings)] for role, settings in self.efa]
+        if self.pools:
+            payload["pools"] = list(self.pools)
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:DIGEST_LENGTH]
 
     @property
@@ -209,11 +214,12 @@ def plan_gang(env: EnvironmentConfig, *, team: str, run_name: str, run: RunConfi
     classes = [spec] + ([DEVICE_CLASSES[run.shared_devices.device_class]] if run.shared_devices else [])
     taints = tuple(t for c in classes for p in pools_serving(env, c) for t in p.taints)
     groups = plan_groups(run, composite=composite)
+    placement = efa_placement(pools_serving(env, spec), gpus=run.gpus_per_replica)
     efa = {
-        role.name: settings
+        role.name: placement.settings
         for group in groups
         for role in group.roles
-        if (settings := efa_pod_settings(pools_serving(env, spec), gpus=role.gpus))
+        if role.gpus and placement.settings is not None
     }
     return GangPlan(
         team=team,
@@ -237,6 +243,7 @@ def plan_gang(env: EnvironmentConfig, *, team: str, run_name: str, run: RunConfi
         ),
         tolerations=tuple(tuple(sorted(t.items())) for t in tolerations_for(taints)),
         efa=tuple(sorted(efa.items())),
+        pools=placement.pools,
         processes_per_pod=processes_per_pod(run),
         shm_gib=run.shm_gib or max(1, run.memory_gib_per_replica // 4),
         checkpoint=(run.checkpoint.claim_name, run.checkpoint.mount_path) if run.checkpoint else None,

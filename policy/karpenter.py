@@ -22,6 +22,7 @@ from catalog.karpenter import KARPENTER_GPU_NAMES, KARPENTER_RELEASES, KUBERNETE
 from catalog.labels import POOL_LABEL, ROLE_LABEL, ZONE_LABEL
 from config.karpenter import KarpenterCapacityType, KarpenterMode, KarpenterPoolConfig
 from config.model import CapacityProvider, EnvironmentConfig, GpuPoolConfig
+from policy.efa import karpenter_network_interfaces
 from policy.node_pools import gpu_node_labels, max_nodes, max_nodes_in_zone, node_config_user_data
 
 GPU_RESOURCE = "nvidia.com/gpu"
@@ -196,7 +197,8 @@ def resource_tags(env: EnvironmentConfig) -> dict[str, str]:
 
 
 def ec2_node_class(env: EnvironmentConfig, pool: GpuPoolConfig) -> dict[str, Any]:
-    """The pool's EC2NodeClass: pinned AL2023 alias, IMDSv2 only, encrypted gp3 root, nodeadm user data."""
+    """The pool's EC2NodeClass: pinned AL2023 alias, IMDSv2 only, encrypted gp3 root, nodeadm user data,
+    and on EFA pools the network interfaces (``policy.efa.karpenter_network_interfaces``)."""
     settings = pool_settings(pool)
     spec: dict[str, Any] = {
         "amiSelectorTerms": [{"alias": f"al2023@{env.karpenter.ami_release}"}],
@@ -228,6 +230,11 @@ def ec2_node_class(env: EnvironmentConfig, pool: GpuPoolConfig) -> dict[str, Any
     reservations = _reservation_terms(settings)
     if reservations:
         spec["capacityReservationSelectorTerms"] = reservations
+    # EFA pools: a fixed layout (primary ENA + one efa-only per card), so static NodePools get EFA too. The
+    # cluster security group the selector picks allows all traffic to and from itself, as EFA needs.
+    interfaces = karpenter_network_interfaces(pool)
+    if interfaces:
+        spec["networkInterfaces"] = interfaces
     return {
         "apiVersion": versions.KARPENTER_NODECLASS_API_VERSION,
         "kind": _NODECLASS_KIND,

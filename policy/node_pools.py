@@ -211,12 +211,59 @@ def scale_up_delay_seconds(env: EnvironmentConfig, pool: GpuPoolConfig) -> float
 
 
 def efa_enabled(pool: GpuPoolConfig) -> bool:
-    """``efa`` as set, else on when every instance type of the pool supports EFA."""
+    """``efa`` as set, else on when every instance type of the pool supports EFA (and, for a Karpenter
+    pool, one EC2NodeClass interface layout fits every type it may launch: ``karpenter_efa_problem``)."""
     if pool.efa is not None:
         return pool.efa
-    if pool.provider is CapacityProvider.KARPENTER:
-        return False  # the kit builds EFA interfaces into node group launch templates only
-    return all(t in EFA_SUPPORT for t in pool.instance_types)
+    if not all(t in EFA_SUPPORT for t in pool.instance_types):
+        return False
+    return pool.provider is not CapacityProvider.KARPENTER or karpenter_efa_problem(pool) is None
+
+
+def karpenter_efa_problem(pool: GpuPoolConfig) -> tuple[str, str] | None:
+    """Why a Karpenter pool cannot carry EFA, as ``(problem, fix)``; ``None`` when it can.
+
+    Karpenter's EC2NodeClass ``spec.networkInterfaces`` (since Karpenter 1.11; in the reference CRD, of
+    Karpenter main 2026-08-21, ``interfaceType`` is ``interface`` or ``efa-only``) gives every instance
+    it launches one fixed layout, so every type the pool may launch must take the same EFA interfaces,
+    all ``efa-only``. And only static NodePools: EFA pods request ``hugepages-2Mi``, which Karpenter's
+    instance types do not model (kubernetes-sigs/karpenter#751, open; aws/karpenter-provider-aws#3315), so
+    a dynamic pool would never launch a node for them; a static pool's nodes exist before the pods do.
+    """
+    if _karpenter_mode(pool) is not KarpenterMode.STATIC:
+        return (
+            "EFA pods request the EFA driver's hugepages-2Mi, which Karpenter cannot provision for "
+            "(kubernetes-sigs/karpenter#751), so a dynamic pool would never launch their nodes",
+            "set karpenter.mode: static (every node exists before the pods), or set efa: false",
+        )
+    families = pool.karpenter.instance_families if pool.karpenter is not None else ()
+    if families:
+        return (
+            f"karpenter.instance_families {list(families)} lets Karpenter launch any size of the families, "
+            "and the sizes differ in EFA interfaces or have none",
+            "list the EFA sizes in instance_types and drop karpenter.instance_families, or set efa: false",
+        )
+    missing = [t for t in pool.instance_types if t not in EFA_SUPPORT]
+    if missing:
+        return (
+            f"{missing[0]} has no EFA interfaces",
+            "use EFA instance types only (catalog/efa.py), or set efa: false",
+        )
+    layouts = {EFA_SUPPORT[t] for t in pool.instance_types}
+    if len(layouts) > 1:
+        counts = ", ".join(f"{t} {EFA_SUPPORT[t].efa_interfaces}" for t in pool.instance_types)
+        return (
+            f"one EC2NodeClass carries one network interface layout, but the types take different EFA "
+            f"interfaces ({counts})",
+            "give each EFA layout its own Karpenter pool, or set efa: false",
+        )
+    (layout,) = layouts
+    if not layout.efa_only or layout.efa_interfaces != layout.network_cards:
+        return (
+            "Karpenter's EC2NodeClass offers only efa-only EFA interfaces, one on every network card",
+            "use a managed node group for this instance type, or set efa: false",
+        )
+    return None
 
 
 def efa_interfaces_per_node(pool: GpuPoolConfig) -> int:
@@ -227,12 +274,18 @@ def efa_interfaces_per_node(pool: GpuPoolConfig) -> int:
 
 
 def placement_group_enabled(pool: GpuPoolConfig) -> bool:
-    """A cluster placement group per zone: ``placement_group`` as set, else on for zone-pinned EFA pools
-    except Capacity Blocks. A block's instances sit where the block was reserved: forcing them into
+    """A cluster placement group per zone: ``placement_group`` as set, else on for zone-pinned EFA node
+    group pools except Capacity Blocks (Karpenter pools get none: the kit builds placement groups into
+    launch templates only). A block's instances sit where the block was reserved: forcing them into
     another group fails with insufficient capacity (terraform-aws-eks #3730)."""
     if pool.placement_group is not None:
         return pool.placement_group
-    return efa_enabled(pool) and pool.zone_pinned and pool.capacity.type is not CapacityType.CAPACITY_BLOCK
+    return (
+        pool.provider is CapacityProvider.MANAGED_NODE_GROUP
+        and efa_enabled(pool)
+        and pool.zone_pinned
+        and pool.capacity.type is not CapacityType.CAPACITY_BLOCK
+    )
 
 
 def device_management(pool: GpuPoolConfig) -> str:

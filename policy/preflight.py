@@ -520,3 +520,23 @@ def preflight_checks(
     for need in karpenter_reservation_needs(env):
         checks += karpenter_reservation_checks(need, selected, now=now)
     return checks
+
+
+DOCKER_SUBJECT = "gang exporter image (exporter/)"
+
+
+def docker_check(env: EnvironmentConfig, *, server_version: str | None, problem: str | None) -> Check:
+    """``cdk deploy`` builds the gang exporter (``exporter/``, a CDK image asset) with the local Docker
+    (or the command ``CDK_DOCKER`` names) whenever observability is on: without a daemon that answers,
+    the deploy fails at asset publishing. ``problem``: why Docker could not be asked, if it could not."""
+    if not env.observability.enabled:
+        return Check("docker", DOCKER_SUBJECT, Status.SKIP, "observability.enabled is false: deploy builds no image")
+    if problem is not None:
+        return Check(
+            "docker",
+            DOCKER_SUBJECT,
+            Status.FAIL,
+            f"make deploy builds exporter/ into an image with Docker, but {problem}",
+            "install Docker (or set CDK_DOCKER to a compatible CLI) and start its daemon, then run make preflight",
+        )
+    return Check("docker", DOCKER_SUBJECT, Status.OK, f"Docker {server_version} answers; make deploy builds the image")

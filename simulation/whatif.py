@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from config.model import EnvironmentConfig
+from policy.gates import gang_scheduling_native
 from simulation.engine.cluster import cluster_model
 from simulation.engine.jobs import JobRequest
 from simulation.engine.simulate import Mode, Simulation, Window
@@ -69,7 +70,14 @@ def what_if(
 ) -> dict[str, Any]:
     horizon = (hours if hours is not None else mix.hours) * 3600
     jobs = sample_jobs(env, mix, seed=seed, horizon_seconds=horizon, mix_dir=mix_dir)
-    title = {"environment": env.name, "mix": mix_name, "seed": seed, "hours": horizon / 3600, "command": "simulation"}
+    title = {
+        "environment": env.name,
+        "mix": mix_name,
+        "seed": seed,
+        "hours": horizon / 3600,
+        "command": "simulation",
+        "gang_form": "native" if gang_scheduling_native(env.feature_gates.control_plane) else "fallback",
+    }
     return {"title": title, "modes": run_modes(env, mix, jobs, horizon_seconds=horizon, progress=progress)}
 
 
@@ -78,7 +86,7 @@ def write_report(report: dict[str, Any], directory: Path) -> list[Path]:
     from simulation.report.plots import write_plots
 
     directory.mkdir(parents=True, exist_ok=True)
-    plots = write_plots(report["modes"], directory)
+    plots = write_plots(report, directory)
     (directory / REPORT_JSON).write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     (directory / REPORT_MD).write_text(report_markdown(report), encoding="utf-8")
     return [directory / REPORT_MD, directory / REPORT_JSON, *(directory / p for p in plots)]

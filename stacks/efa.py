@@ -49,9 +49,10 @@ class EfaSecurityGroup(Construct):
 class EfaDevicePlugin(Construct):
     """Helm release of ``aws-efa-k8s-device-plugin``: advertises ``vpc.amazonaws.com/efa`` on EFA pools only.
 
-    The device plugin rather than a DRA driver: upstream documents no EFA DRA driver for self-managed
-    1.37 clusters (EKS ships one only inside Auto Mode, which this kit refuses next to the NVIDIA DRA
-    driver), and the plugin's extended resource is what Cluster Autoscaler's node templates can express.
+    The device plugin rather than AWS's EFA DRA driver (``aws-dranet``): its extended resource is what
+    Cluster Autoscaler's node templates can express, and on the EKS AL2023 accelerated AMIs it aligns GPUs
+    and EFA by itself; README "Why the EFA device plugin and not the EFA DRA driver" has the evaluation
+    and what would change it. The image comes from the cluster's Region's EKS registry.
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.Cluster, env: EnvironmentConfig) -> None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from config.files import read_yaml_file
-from config.load import ENVIRONMENTS_DIR, load_environment
+from config.load import ENVIRONMENTS_DIR, load_environment, utc_today
 from config.model import EnvironmentConfig
 from config.validate import validate_environment
 from policy.gates import served_beyond_eks
@@ -75,7 +75,7 @@ def workload_aware(
     loaded = load_environment(name=env) if isinstance(env, str) else env
     data = workload_aware_data(loaded.model_dump(mode="json"), control_plane=control_plane, kubelet=kubelet)
     twin = EnvironmentConfig.model_validate(data)
-    validate_environment(twin)
+    validate_environment(twin, today=utc_today())
     return twin
 
 

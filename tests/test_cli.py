@@ -87,11 +87,12 @@ def test_unknown_environment_lists_the_known_ones() -> None:
     )
 
 
-def test_readme_settings_table_is_fresh() -> None:
-    from config.reference import replace_block
+def test_settings_reference_is_fresh() -> None:
+    from cli.settings import reference
+    from config.settings_links import SETTINGS_REFERENCE
 
-    readme = (REPO_ROOT / "README.md").read_text()
-    assert replace_block(readme) == readme, "run `make settings`"
+    committed = (REPO_ROOT / SETTINGS_REFERENCE).read_text(encoding="utf-8")
+    assert committed == reference(), "run `make settings`"
 
 
 def test_failed_deadlock_check_is_one_line_and_keeps_last_good_output(
@@ -105,8 +106,11 @@ def test_failed_deadlock_check_is_one_line_and_keeps_last_good_output(
     result = _run_synth("--config", str(config), "--cdk-out", str(cdk_out), "--dist", str(dist))
     assert result.returncode == 2
     (line,) = result.stderr.splitlines()
-    # Names the run whose gang no longer fits, and the report command for the file given.
-    assert line.startswith("error: teams/llm-research/finetune-8b.yaml: capacity: Pods/team-llm-research/finetune-8b-")
+    # Names the pool that shrank in the file given, the run whose gang no longer fits, and the report command.
+    assert line.startswith(
+        f"error: {config}: gpu_pools[0].max_size: the gang of teams/llm-research/finetune-8b.yaml "
+        "(Pods/team-llm-research/finetune-8b-"
+    )
     assert line.endswith(f"(full report: make check CONFIG={config})")
     assert (cdk_out / "last-good.txt").read_text() == "keep me\n"
     assert (dist / "dev" / "last-good.txt").read_text() == "keep me\n"

@@ -216,6 +216,30 @@ REFUSALS: dict[str, tuple[Callable[[Workspace], list[str]], str]] = {
         _run_file(lambda p: p.symlink_to("/etc/hostname")),
         "teams/vision/bad.yaml: <file>: run files and team directories may not be symlinks (got 'bad.yaml')",
     ),
+    "zone that does not exist": (
+        _env(
+            lambda t: t.replace(
+                b"availability_zones: [us-west-2a, us-west-2b]", b"availability_zones: [us-west-2a, us-west-2e]"
+            )
+        ),
+        "bad.yaml: network.availability_zones[1]: region us-west-2 has no such Availability Zone",
+    ),
+    "node label kubelet refuses": (
+        _env(
+            lambda t: t.replace(
+                b"    root_volume_gib: 500\n", b"    root_volume_gib: 500\n    labels: {kubernetes.io/team: a}\n"
+            )
+        ),
+        "bad.yaml: gpu_pools[0].labels.kubernetes.io/team: kubelet refuses node labels in the kubernetes.io namespace",
+    ),
+    "control character in a run command": (
+        _run_file(lambda p: p.write_bytes(RUN + b'command: ["train.py", "--lr=1\\n; curl evil"]\n')),
+        "teams/vision/bad.yaml: command[1]: holds the control character U+000A",
+    ),
+    "run field the template ignores": (
+        _run_file(lambda p: p.write_bytes(RUN + b'command: [train.py]\nreadiness_command: ["true"]\n')),
+        "teams/vision/bad.yaml: readiness_command: the pytorch template never reads it",
+    ),
     "run with an unknown key": (
         _run_file(lambda p: p.write_bytes(RUN + b"priority_class: system-cluster-critical\n")),
         "teams/vision/bad.yaml: priority_class: unknown key",
@@ -395,5 +419,10 @@ def test_failed_check_stops_the_synthesis_beside_it_and_leaves_nothing_behind(wo
         result = _cdk_app({"config": str(config)}, outdir, temp=workspace.temp)
         assert not outdir.exists() or not any(outdir.iterdir())
     _assert_refused(
-        result.returncode, result.stdout, result.stderr, "capacity: Pods/team-llm-research/", workspace, before
+        result.returncode,
+        result.stdout,
+        result.stderr,
+        "small.yaml: gpu_pools[0].max_size: the gang of ",  # the run file: under --teams, or teams/ for cdk synth
+        workspace,
+        before,
     )

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from catalog.cluster_autoscaler import CLUSTER_AUTOSCALER_RELEASES, ClusterAutoscalerRelease
 from config import ConfigError, load_environment
 from tests import yaml_files
 from tests.conftest import EXAMPLE_ENVIRONMENTS, env_from
@@ -49,7 +50,10 @@ def test_fails_unknown_key_in_a_pool(dev_data: dict[str, Any]) -> None:
 
 def test_fails_missing_key(dev_data: dict[str, Any]) -> None:
     del dev_data["region"]
-    assert _fails(dev_data) == "region: required key is missing (got nothing); fix: add 'region' (see README settings)"
+    assert _fails(dev_data) == (
+        "region: required key is missing (got nothing); fix: add 'region' "
+        "(see docs/reference/settings.md#environment-files)"
+    )
 
 
 def test_fails_bad_enum(dev_data: dict[str, Any]) -> None:
@@ -203,7 +207,7 @@ def test_fails_single_zone_vpc(dev_data: dict[str, Any]) -> None:
 def test_fails_zone_outside_region(dev_data: dict[str, Any]) -> None:
     dev_data["network"]["availability_zones"] = ["us-west-2a", "us-east-1b"]
     assert _fails(dev_data) == (
-        "network.availability_zones: zone is not in region us-west-2 (got 'us-east-1b'); "
+        "network.availability_zones[1]: zone is not in region us-west-2 (got 'us-east-1b'); "
         "fix: use zones named us-west-2a, us-west-2b, ..."
     )
 
@@ -218,7 +222,10 @@ def test_fails_cpu_type_for_system_nodes(dev_data: dict[str, Any]) -> None:
 
 def test_fails_malformed_label_value(dev_data: dict[str, Any]) -> None:
     _pool(dev_data)["labels"] = {"team": "a b"}
-    assert _fails(dev_data).startswith("gpu_pools[0].labels.team: malformed value (got 'a b'); fix: match the pattern")
+    assert _fails(dev_data) == (
+        "gpu_pools[0].labels.team: not in the allowed form (got 'a b'); fix: use an empty value, or 1-63 letters, "
+        "digits, '-', '_' or '.' starting and ending with a letter or digit"
+    )
 
 
 def test_fails_scarce_default_tier(dev_data: dict[str, Any]) -> None:
@@ -350,8 +357,27 @@ def test_fails_placement_group_across_zones(dev_data: dict[str, Any]) -> None:
     )
 
 
-def test_fails_unverified_cluster_autoscaler_without_acknowledgement(dev_data: dict[str, Any]) -> None:
+def test_fails_cluster_autoscaler_version_skew_without_acknowledgement(dev_data: dict[str, Any]) -> None:
     del dev_data["cluster_autoscaler"]
+    assert _fails(dev_data) == (
+        "cluster_autoscaler.version: Cluster Autoscaler 1.36.1 is built for Kubernetes 1.36, one minor behind the "
+        "cluster's 1.37, and its minor should match the cluster's (got '1.36.1'); fix: set "
+        "cluster_autoscaler.acknowledge_version_skew: true to run it until a 1.37.x release is confirmed, or use a "
+        "confirmed 1.37.x release"
+    )
+
+
+def test_acknowledged_cluster_autoscaler_version_skew_loads(dev_data: dict[str, Any]) -> None:
+    config = env_from(dev_data).cluster_autoscaler
+    assert (config.version, config.acknowledge_version_skew, config.acknowledge_unverified_release) == (
+        "1.36.1",
+        True,
+        False,
+    )
+
+
+def test_fails_unverified_cluster_autoscaler_without_acknowledgement(dev_data: dict[str, Any]) -> None:
+    dev_data["cluster_autoscaler"] = {"version": "1.37.0"}
     assert _fails(dev_data) == (
         "cluster_autoscaler.version: this release's row is an assumption: no such tag upstream was checked yet "
         "(got '1.37.0'); fix: check https://github.com/kubernetes/autoscaler/releases, then set verified=True on "
@@ -359,11 +385,23 @@ def test_fails_unverified_cluster_autoscaler_without_acknowledgement(dev_data: d
     )
 
 
-def test_fails_cluster_autoscaler_of_another_minor(dev_data: dict[str, Any]) -> None:
-    dev_data["cluster_autoscaler"]["version"] = "1.36.1"
+def test_fails_cluster_autoscaler_two_minors_behind(dev_data: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(CLUSTER_AUTOSCALER_RELEASES, "1.35.0", ClusterAutoscalerRelease("1.35.0", "1.35", True))
+    dev_data["cluster_autoscaler"]["version"] = "1.35.0"
     assert _fails(dev_data) == (
         "cluster_autoscaler.version: Cluster Autoscaler's minor must match the cluster's Kubernetes 1.37 "
-        "(got '1.36.1'); fix: use a 1.37.x release"
+        "(got '1.35.0'); fix: use a 1.37.x release, or a 1.36.x release with "
+        "cluster_autoscaler.acknowledge_version_skew: true"
+    )
+
+
+def test_fails_cluster_autoscaler_newer_than_the_cluster(
+    dev_data: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(CLUSTER_AUTOSCALER_RELEASES, "1.38.0", ClusterAutoscalerRelease("1.38.0", "1.38", True))
+    dev_data["cluster_autoscaler"]["version"] = "1.38.0"
+    assert _fails(dev_data).startswith(
+        "cluster_autoscaler.version: Cluster Autoscaler's minor must match the cluster's Kubernetes 1.37 (got '1.38.0')"
     )
 
 
@@ -378,7 +416,7 @@ def test_fails_unknown_cluster_autoscaler_release(dev_data: dict[str, Any]) -> N
 def test_no_cluster_autoscaler_rules_without_autoscaled_pools(dev_data: dict[str, Any]) -> None:
     del dev_data["cluster_autoscaler"]
     _pool(dev_data, 1).update(scaling="static", min_size=4)
-    assert env_from(dev_data).cluster_autoscaler.acknowledge_unverified_release is False
+    assert env_from(dev_data).cluster_autoscaler.acknowledge_version_skew is False
 
 
 def test_fails_node_group_name_too_long(dev_data: dict[str, Any]) -> None:
@@ -386,7 +424,7 @@ def test_fails_node_group_name_too_long(dev_data: dict[str, Any]) -> None:
     _pool(dev_data)["name"] = "h100-" + "y" * 14
     assert _fails(dev_data) == (
         f"gpu_pools[0].name: node group name 'gpu-{'x' * 40}-h100-{'y' * 14}-2a' is longer than 63 characters "
-        f"(got 'h100-{'y' * 14}'); fix: shorten the pool or cluster name"
+        f"(got 'h100-{'y' * 14}'); fix: shorten the pool name to at most 15 characters, or the cluster name"
     )
 
 
@@ -415,8 +453,9 @@ def test_fails_arm_system_nodes(dev_data: dict[str, Any]) -> None:
 
 def test_fails_malformed_admin_arn(dev_data: dict[str, Any]) -> None:
     dev_data["cluster"]["admin_principal_arns"] = ["PlatformAdmin"]
-    assert _fails(dev_data).startswith(
-        "cluster.admin_principal_arns[0]: malformed value (got 'PlatformAdmin'); fix: match the pattern ^arn:aws"
+    assert _fails(dev_data) == (
+        "cluster.admin_principal_arns[0]: not in the allowed form (got 'PlatformAdmin'); fix: use an IAM role or "
+        "user ARN: arn:aws:iam::<12-digit account>:role/<name> or ...:user/<name>"
     )
 
 
@@ -436,16 +475,67 @@ def test_fails_mig_profile_on_gpus_without_mig(dev_data: dict[str, Any]) -> None
     )
 
 
-def test_fails_efa_on_a_karpenter_pool() -> None:
-
+def test_fails_efa_on_a_dynamic_karpenter_pool() -> None:
     from config.load import REPO_ROOT
 
     data = yaml_files.load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
     data["gpu_pools"][0]["efa"] = True
     assert _fails(data) == (
-        "gpu_pools[0].efa: EFA interfaces and placement groups are built into managed node group launch templates "
-        "only (got True); fix: use provider: managed_node_group for an EFA pool, or drop efa and placement_group"
+        "gpu_pools[0].efa: EFA pods request the EFA driver's hugepages-2Mi, which Karpenter cannot provision for "
+        "(kubernetes-sigs/karpenter#751), so a dynamic pool would never launch their nodes (got True); "
+        "fix: set karpenter.mode: static (every node exists before the pods), or set efa: false"
     )
+
+
+def test_fails_efa_on_a_karpenter_pool_that_launches_any_size_of_its_families() -> None:
+    from config.load import REPO_ROOT
+
+    data = yaml_files.load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
+    data["gpu_pools"][1]["efa"] = True
+    data["gpu_pools"][1]["karpenter"]["instance_families"] = ["p5en"]
+    assert _fails(data) == (
+        "gpu_pools[1].efa: karpenter.instance_families ['p5en'] lets Karpenter launch any size of the families, "
+        "and the sizes differ in EFA interfaces or have none (got True); fix: list the EFA sizes in "
+        "instance_types and drop karpenter.instance_families, or set efa: false"
+    )
+
+
+def test_fails_efa_on_a_karpenter_pool_of_two_interface_layouts() -> None:
+    from config.load import REPO_ROOT
+
+    data = yaml_files.load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
+    data["gpu_pools"][1].update(instance_types=["p5en.48xlarge", "p5.48xlarge"], efa=True)
+    assert _fails(data) == (
+        "gpu_pools[1].efa: one EC2NodeClass carries one network interface layout, but the types take different "
+        "EFA interfaces (p5en.48xlarge 16, p5.48xlarge 32) (got True); fix: give each EFA layout its own "
+        "Karpenter pool, or set efa: false"
+    )
+
+
+def test_fails_placement_group_on_a_karpenter_pool() -> None:
+    from config.load import REPO_ROOT
+
+    data = yaml_files.load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
+    data["gpu_pools"][1]["placement_group"] = True
+    assert _fails(data) == (
+        "gpu_pools[1].placement_group: placement groups are built into managed node group launch templates only "
+        "(got True); fix: use provider: managed_node_group for a pool in a placement group, or drop placement_group"
+    )
+
+
+def test_fails_efa_in_a_region_without_a_known_eks_registry(
+    dev_data: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from catalog.eks_registries import EKS_REGISTRIES
+
+    monkeypatch.delitem(EKS_REGISTRIES, "us-west-2")  # a Region the table does not (yet) list
+    assert _fails(dev_data) == (
+        "region: no EKS image registry is known for this Region, so the EFA device plugin has no image to pull "
+        "(got 'us-west-2'); fix: use a Region that catalog/eks_registries.py lists, or add its row from the EKS "
+        "User Guide page 'View Amazon container image registries for Amazon EKS add-ons'"
+    )
+    dev_data["gpu_pools"] = [dict(p, efa=False) for p in dev_data["gpu_pools"]]
+    env_from(dev_data)  # no EFA pool, no EFA device plugin: the Region needs no registry row
 
 
 def test_fails_end_time_on_capacity_that_does_not_end(dev_data: dict[str, Any]) -> None:

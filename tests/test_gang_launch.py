@@ -269,15 +269,29 @@ def test_fallback_service_is_the_same_stateful_sets_without_a_pod_group() -> Non
     assert budget["spec"]["maxUnavailable"] == 0
 
 
-def test_summary_shows_pods_gpus_world_and_discovery_per_run() -> None:
+def test_summary_shows_world_and_discovery_per_run_and_pods_gpus_pool_and_zones_per_role() -> None:
     from charts.render import output_files
 
     env = load_environment(name="dev")
     summary = output_files(env, shipped_render(env.name))["SUMMARY.md"]
-    rows = {line.split(" | ")[1]: line for line in summary.splitlines() if line.count(" | ") == 6}
-    assert rows["finetune-8b"].startswith("| llm-research | finetune-8b | 2 | 8 | 8 | 16 | c10d rendezvous `")
-    assert rows["detector-sweep"].startswith("| vision | detector-sweep | 5 | 4 | 4 | 16 | hostfile `")
-    assert ":29400`" in rows["finetune-8b"]
+    launch = {line.split(" | ")[1]: line for line in summary.splitlines() if line.count(" | ") == 4}
+    assert launch["finetune-8b"].startswith("| llm-research | finetune-8b | 8 | 16 | c10d rendezvous `")
+    assert launch["detector-sweep"].startswith("| vision | detector-sweep | 4 | 16 | hostfile `")
+    assert ":29400`" in launch["finetune-8b"]
+    roles = {tuple(line.split(" | ")[1:3]): line for line in summary.splitlines() if line.count(" | ") == 7}
+    assert roles[("detector-sweep", "launcher")] == (
+        "| vision | detector-sweep | launcher | 1 | 0 | 2 / 8Gi | system nodes (`system_nodes`: no GPU, no taint) | "
+        "any zone of the system nodes |"  # fallback: the zone Pod affinity is the GPU Pods' only
+    )
+    assert (
+        roles[("detector-sweep", "worker")]
+        == "| vision | detector-sweep | worker | 4 | 4 | 40 / 160Gi | `l4` | us-west-2a |"
+    )
+    assert roles[("finetune-8b", "worker")].endswith("| 1 | 8 | 96 / 900Gi | `h100` | us-west-2a |")
+    assert (
+        "| vision | detector-sweep | Secret `detector-sweep-ef23b8ef-ssh` (the run's SSH keys): "
+        "`make mpi-ssh-key RUN=vision/detector-sweep \\| kubectl apply -f -` |"
+    ) in summary.splitlines()
 
 
 def test_gang_checks_count_the_pods_stateful_sets_create() -> None:

@@ -289,8 +289,8 @@ def test_fails_gang_larger_than_any_zone() -> None:
         (
             f"PodGroup/team-llm-research/{group['metadata']['name']}",
             "gang needs 3 pods of 8 x h100-80gb.gpu-platform.io, 180 CPU, 1800Gi in one zone; "
-            "the largest zone (us-west-2a) holds at most 2",
-            "raise max_size of a pool serving h100-80gb in one zone, or lower replicas",
+            "the largest zone (us-west-2a) holds at most 2 (pool h100)",
+            "raise max_size of pool h100 in that zone, or lower replicas",
         )
     ]
 
@@ -299,7 +299,12 @@ def test_pod_larger_than_any_node_never_fits() -> None:
     env = load_environment(name="dev")
     objects = _objects(env, run=H100_RUN | {"cpu_per_replica": 192})
     (found,) = _failures(check_capacity(env, objects))
-    assert found[1].endswith("the largest zone (us-west-2a) holds at most 0")
+    assert found[1:] == (  # not "raise max_size": no node of any size the pool has can hold one Pod
+        "no node can hold one Pod of 8 x h100-80gb.gpu-platform.io, 192 CPU, 1800Gi: no instance type of pool h100 "
+        "(p5.48xlarge) has room for it",
+        "use a larger instance type in pool h100, or lower the per-replica request (gpus_per_replica, "
+        "cpu_per_replica, memory_gib_per_replica)",
+    )
 
 
 def test_warns_when_elastic_replicas_exceed_the_domain() -> None:
@@ -398,10 +403,14 @@ def test_scenario_zone_exhausted_by_reduced_pool_max() -> None:
     (found,) = _failures(run_checks(env, objects))
     assert found[1] == (
         "gang needs 2 pods of 8 x h100-80gb.gpu-platform.io, 180 CPU, 1800Gi in one zone; "
-        "the largest zone (us-west-2a) holds at most 1"
+        "the largest zone (us-west-2a) holds at most 1 (pool h100)"
     )
-    # The synth path refuses the environment: dev's own fine-tuning gang no longer fits.
-    refusal = r"^teams/llm-research/finetune-8b\.yaml: capacity: Job/team-llm-research/.*make check ENV=dev\)$"
+    # The synth path refuses the environment on the pool that shrank, naming the run whose gang no longer fits.
+    refusal = (
+        r"^environments/dev\.yaml: gpu_pools\[0\]\.max_size: the gang of teams/llm-research/finetune-8b\.yaml "
+        r"\(Job/team-llm-research/.*\(got 1\); fix: raise max_size of pool h100 in that zone, or lower replicas "
+        r"in teams/llm-research/finetune-8b\.yaml \(full report: make check ENV=dev\)$"
+    )
     with pytest.raises(ConfigError, match=refusal):
         render_checked(env)
 
@@ -458,9 +467,7 @@ def test_check_command_json_and_exit_codes(tmp_path: Any) -> None:
         [sys.executable, "-m", "cli.check", "--config", str(bad)], capture_output=True, text=True, check=False
     )
     assert result.returncode == 1
-    assert (
-        "FAIL" in result.stdout and "fix: raise max_size of a pool serving hopper-or-newer in one zone" in result.stdout
-    )
+    assert "FAIL" in result.stdout and "fix: raise max_size of pool h100 in that zone" in result.stdout
 
 
 def test_fails_shared_claim_whose_group_cannot_fit_one_node() -> None:

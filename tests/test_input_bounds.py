@@ -77,7 +77,9 @@ def test_fails_public_endpoint_open_to_every_address_without_acknowledgement(dev
         )
     ]
     assert endpoint_risks(load_environment(name="dev")) == []
-    dev_data["cluster"]["endpoint_access"] = "private"  # the ranges then open nothing
+    dev_data["cluster"]["endpoint_access"] = "private"  # the ranges would then open nothing: refused
+    dev_data["cluster"]["public_access_cidrs"] = []
+    dev_data["cluster"]["acknowledge_public_endpoint_open_to_internet"] = False
     assert endpoint_risks(env_from(dev_data)) == []
 
 
@@ -205,11 +207,11 @@ def test_fallback_honours_zone_topology_and_notes_what_it_cannot(dev_data: dict[
     from config.teams import TeamRun
 
     env = env_from(dev_data)
-    elastic = RUN | {"topology": "zone", "min_replicas": 2, "elastic": True}
+    elastic = RUN | {"topology": "zone", "min_replicas": 1, "elastic": True}
     runs = [TeamRun("vision", "zonal", "teams/vision/zonal.yaml", parse_run(env, "vision", "zonal", elastic))]
     rendered = render_environment(env, team_runs=runs)
     assert rendered.notes == [
-        "teams/vision/zonal.yaml: min_replicas: 2 (written in the run) is not honoured: without GenericWorkload "
+        "teams/vision/zonal.yaml: min_replicas: 1 (written in the run) is not honoured: without GenericWorkload "
         "there is no gang minimum: the fallback form starts Pods one by one"
     ]
     summary = output_files(env, rendered)["SUMMARY.md"]

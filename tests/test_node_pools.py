@@ -36,8 +36,13 @@ def test_unpinned_pool_spans_its_zones() -> None:
 
 
 def test_platform_labels_override_pool_labels(dev_data: dict[str, Any]) -> None:
-    dev_data["gpu_pools"][0]["labels"] = {DEVICE_MANAGEMENT_LABEL: "device-plugin", "team": "research"}
-    labels = gpu_node_labels(env_from(dev_data).gpu_pools[0])
+    """A pool that writes a platform label is refused (``tests/test_refused_input.py``); one built in code
+    still cannot mislabel itself."""
+    dev_data["gpu_pools"][0]["labels"] = {"team": "research"}
+    pool = env_from(dev_data).gpu_pools[0]
+    labels = gpu_node_labels(
+        pool.model_copy(update={"labels": {DEVICE_MANAGEMENT_LABEL: "device-plugin", "team": "research"}})
+    )
     assert labels[DEVICE_MANAGEMENT_LABEL] == "dra"
     assert labels["team"] == "research"
 

@@ -237,7 +237,9 @@ def test_fallback_zone_run_requires_the_zone_of_its_gpu_pods() -> None:
     for pod in pods:
         (term,) = pod["spec"]["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
         assert term["topologyKey"] == "topology.kubernetes.io/zone"
-        assert term["labelSelector"]["matchLabels"] == {"app.kubernetes.io/part-of": "pretrain-70b-279e9568"}
+        part_of = pod["metadata"]["labels"]["app.kubernetes.io/part-of"]
+        assert part_of.startswith("pretrain-70b-")
+        assert term["labelSelector"]["matchLabels"] == {"app.kubernetes.io/part-of": part_of}
         (roles,) = term["labelSelector"]["matchExpressions"]
         assert (roles["key"], roles["operator"], set(roles["values"])) == ("gpu-platform.io/role", "In", gpu_roles)
         assert pod["metadata"]["labels"]["gpu-platform.io/role"] in gpu_roles
@@ -366,15 +368,18 @@ def test_fails_run_elastic_not_acknowledged() -> None:
 
 
 def test_fails_run_too_many_gpus() -> None:
-    assert _fails_run(BASE_RUN | {"gpus_per_replica": 16}).startswith("gpus_per_replica: Input should be less than")
+    assert _fails_run(BASE_RUN | {"gpus_per_replica": 16}) == (
+        "gpus_per_replica: more than 8 (got 16); fix: use a whole number from 0 to 8"
+    )
 
 
 def test_fails_run_bad_file_name() -> None:
     with pytest.raises(ConfigError) as caught:
         parse_run(load_environment(name="dev"), "vision", "My_Run", BASE_RUN)
     assert caught.value.line() == (
-        "<file name>: run names become object names and must be short DNS labels (got 'My_Run'); "
-        "fix: rename the file to lower-case letters, digits and '-', at most 40 characters"
+        "<file name>: run names become object names and must be DNS labels (got 'My_Run'); "
+        "fix: rename the file to lower-case letters, digits and '-', starting with a letter and ending with a letter "
+        "or digit (the names built from it set the length: at most about 40 characters)"
     )
 
 

@@ -75,7 +75,8 @@ def test_fails_gang_that_needs_nodes_nobody_adds() -> None:
             "will add the nodes: pool h100 is autoscaled, and Cluster Autoscaler's DRA simulation does not support "
             "pods with preemptionPolicy PreemptLowerPriority; counting only nodes that can come to exist, the "
             "largest zone (us-west-2a) can hold at most 1",
-            "make the nodes exist before the gang: scaling: static (min_size = max_size) on pool h100",
+            "make the nodes exist before the gang: scaling: static (min_size = max_size) on pool h100; "
+            "or lower replicas",
         )
     ]
 
@@ -87,8 +88,13 @@ def test_non_preempting_gang_can_rely_on_autoscaled_headroom() -> None:
 
 
 def _karpenter_data() -> dict[str, Any]:
+    """The Karpenter example with DRA on its Karpenter pools: only the unconfirmed 1.15.0 allows that."""
     data: dict[str, Any] = yaml_files.load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
     data["platform"]["teams"] = {"llm-research": {"namespace": "team-llm-research", "tiers": ["standard"]}}
+    data["platform"]["device_classes"] += ["l40s"]
+    data["karpenter"] = {"version": "1.15.0", "acknowledge_unverified_release": True}
+    for pool in data["gpu_pools"][:2]:
+        pool.update(dra=True, device_plugin=False)
     return data
 
 
@@ -112,7 +118,9 @@ def test_fails_dra_gang_on_a_dynamic_karpenter_pool() -> None:
         "for pods that ask for GPUs only through a ResourceClaim; counting only nodes that can come to exist, the "
         "largest zone (us-west-2a) can hold at most 0"
     )
-    assert found[2] == "make the nodes exist before the gang: karpenter.mode: static on pool l40s-flex"
+    assert (
+        found[2] == "make the nodes exist before the gang: karpenter.mode: static on pool l40s-flex; or lower replicas"
+    )
 
 
 def test_warns_gang_that_waits_for_nodes_from_zero(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -147,4 +155,28 @@ def test_fallback_gang_is_held_to_the_nodes_that_can_come_to_exist() -> None:
     assert detail.endswith(
         "counting only nodes that can come to exist, the largest zone (us-west-2a) can hold at most 1"
     )
-    assert fix == "make the nodes exist before the gang: scaling: static (min_size = max_size) on pool h100"
+    assert (
+        fix
+        == "make the nodes exist before the gang: scaling: static (min_size = max_size) on pool h100; or lower replicas"
+    )
+
+
+def test_fails_at_synth_on_the_pool_whose_nodes_nobody_adds() -> None:
+    """The synth refusal names the pool's scaling in the environment file and the run whose gang needs the nodes."""
+    from charts.render import render_checked
+    from config import ConfigError
+
+    env = env_from(_dev(scaling="autoscaled", min_size=1))
+    with pytest.raises(ConfigError) as caught:
+        render_checked(env)
+    line = caught.value.line()
+    group = line.split("(Pods/", 1)[1].split(")", 1)[0]  # dev's fallback form: the run's GPU Pods
+    assert line == (
+        "environments/dev.yaml: gpu_pools[0].scaling: the gang of teams/llm-research/finetune-8b.yaml "
+        f"(Pods/{group}): gang needs 2 pods of 8 x hopper-or-newer.gpu-platform.io, 96 CPU, 900Gi in one zone, but "
+        "no autoscaler will add the nodes: pool h100 is autoscaled, and Cluster Autoscaler's DRA simulation does not "
+        "support pods with preemptionPolicy PreemptLowerPriority; counting only nodes that can come to exist, the "
+        "largest zone (us-west-2a) can hold at most 1 (got 'autoscaled'); fix: make the nodes exist before the gang: "
+        "scaling: static (min_size = max_size) on pool h100; or lower replicas in "
+        "teams/llm-research/finetune-8b.yaml (full report: make check ENV=dev)"
+    )

@@ -39,13 +39,14 @@ def test_a_cdk_warning_becomes_one_warning_line() -> None:
     for acknowledgement in Acknowledgement:  # make synth printed these from the configuration already
         Annotations.of(stack).add_warning_v2(acknowledgement.value, "an acknowledged risk")
     # Dropped by id: a warning that only mentions an acknowledgement id in its text stays.
-    mention = "unlike [ack: gpu-platform:karpenter-unverified-release]"
+    mention = "unlike [ack: gpu-platform:karpenter.acknowledge_unverified_release]"
     Annotations.of(stack).add_warning_v2("gpu-platform:other", mention)
     assert cdk_warnings(app.synth()) == [
         "warning: /Probe: something the user should know [ack: @aws-cdk/example:thing]",
         "warning: /Probe: the kit's own [ack: gpu-platform:own]",
         "warning: /Probe: added without an id",
-        "warning: /Probe: unlike [ack: gpu-platform:karpenter-unverified-release] [ack: gpu-platform:other]",
+        "warning: /Probe: unlike [ack: gpu-platform:karpenter.acknowledge_unverified_release] "
+        "[ack: gpu-platform:other]",
     ]
 
 
@@ -54,15 +55,15 @@ def _risky_data() -> dict[str, Any]:
     data = example_data()
     data["cluster"].update(public_access_cidrs=["0.0.0.0/0"], acknowledge_public_endpoint_open_to_internet=True)
     data["gpu_pools"][2].update(scaling="autoscaled", min_size=1)
-    data["cluster_autoscaler"] = {"acknowledge_unverified_release": True}
+    data["cluster_autoscaler"] = {"acknowledge_version_skew": True}
     return data
 
 
 def test_every_acknowledged_risk_in_use_is_listed_in_order() -> None:
     assert [r.acknowledgement for r in acknowledged_risks(env_from(_risky_data()))] == [
         Acknowledgement.PUBLIC_ENDPOINT_OPEN_TO_INTERNET,
-        Acknowledgement.KARPENTER_UNVERIFIED_RELEASE,
-        Acknowledgement.CLUSTER_AUTOSCALER_UNVERIFIED_RELEASE,
+        Acknowledgement.KARPENTER_UNSUPPORTED_KUBERNETES,
+        Acknowledgement.CLUSTER_AUTOSCALER_VERSION_SKEW,
     ]
     assert acknowledged_risks(load_environment(name="ci")) == []
 
@@ -94,11 +95,17 @@ def test_each_acknowledged_risk_is_a_cdk_warning_on_its_construct_and_building_p
     found = Annotations.from_stack(stack).find_warning("*", Match.any_value())
     (endpoint, karpenter, autoscaler) = acknowledged_risks(env)
     assert [(w.id, w.entry.data) for w in found] == [
-        ("/gpu-cluster-risky/Cluster", f"{endpoint.text} [ack: gpu-platform:public-endpoint-open-to-internet]"),
-        ("/gpu-cluster-risky/Karpenter", f"{karpenter.text} [ack: gpu-platform:karpenter-unverified-release]"),
+        (
+            "/gpu-cluster-risky/Cluster",
+            f"{endpoint.text} [ack: gpu-platform:cluster.acknowledge_public_endpoint_open_to_internet]",
+        ),
+        (
+            "/gpu-cluster-risky/Karpenter",
+            f"{karpenter.text} [ack: gpu-platform:karpenter.acknowledge_unsupported_kubernetes]",
+        ),
         (
             "/gpu-cluster-risky/ClusterAutoscaler",
-            f"{autoscaler.text} [ack: gpu-platform:cluster-autoscaler-unverified-release]",
+            f"{autoscaler.text} [ack: gpu-platform:cluster_autoscaler.acknowledge_version_skew]",
         ),
     ]
 
@@ -118,7 +125,7 @@ def test_imported_subnets_give_one_actionable_warning_instead_of_six(synthesized
 
 @pytest.mark.synth
 def test_created_vpcs_synthesize_without_network_warnings(synthesized: Synth) -> None:
-    # dev's acknowledged Cluster Autoscaler release is a CDK warning, which make synth prints from the config.
+    # dev's acknowledged Cluster Autoscaler version skew is a CDK warning, which make synth prints from the config.
     assert cdk_warnings(_assembly(synthesized, "dev")) == []
 
 
@@ -146,7 +153,7 @@ def test_make_synth_prints_each_cdk_warning_as_one_line(tmp_path: Any, synthesiz
     # The acknowledged risk once (from the configuration, by the renderer), the renderer's notes of what the
     # fallback form cannot honour (one per setting), then the CDK's own warning.
     (risk,) = acknowledged_risks(load_environment(name="prod-example"))
-    assert risk.acknowledgement is Acknowledgement.CLUSTER_AUTOSCALER_UNVERIFIED_RELEASE
+    assert risk.acknowledgement is Acknowledgement.CLUSTER_AUTOSCALER_VERSION_SKEW
     assert [w.split(": ", 2)[1] for w in warnings] == [
         risk.field,
         "teams/data-eng/feature-backfill.yaml",
@@ -165,3 +172,17 @@ def test_make_synth_prints_each_cdk_warning_as_one_line(tmp_path: Any, synthesiz
     written = {p.name: json.loads(p.read_text()) for p in sorted((tmp_path / "cdk.out").glob("*.template.json"))}
     in_process = synthesized("prod-example")
     assert written == {f"{name}.template.json": in_process[name] for name in in_process if name != "__outdir__"}
+
+
+def test_each_acknowledgement_id_names_the_setting_that_accepts_it() -> None:
+    """The CDK CLI's hint ("Acknowledge with 'Annotation::<id>'") names the environment file's key."""
+    from config.model import EnvironmentConfig
+
+    risks = {r.acknowledgement: r for r in acknowledged_risks(env_from(_risky_data()))}
+    for acknowledgement in Acknowledgement:
+        section, key = acknowledgement.setting.split(".")
+        owner = EnvironmentConfig.model_fields[section].annotation
+        assert key in owner.model_fields, acknowledgement  # type: ignore[union-attr]
+        assert acknowledgement.value == f"gpu-platform:{section}.{key}"
+        if acknowledgement in risks:
+            assert f"because {acknowledgement.setting} is true" in risks[acknowledgement].text

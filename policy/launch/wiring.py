@@ -336,3 +336,45 @@ def publishes_not_ready(plan: GangPlan) -> bool:
     every other template needs the names at once (rank 0's rendezvous, the driver).
     """
     return plan.template is not GangTemplate.MPI
+
+
+LABEL_VALUE_LIMIT = 63
+"""Label values, DNS labels (Service names, Pod hostnames) and Job names (the ``job-name`` label) stop at 63."""
+STATEFULSET_NAME_LIMIT = 52
+"""A StatefulSet's name plus ``-<hash>`` must fit the 63-character ``controller-revision-hash`` label."""
+
+
+@dataclass(frozen=True)
+class GeneratedName:
+    """One name the platform builds from the run's name, and the most characters it may have."""
+
+    what: str
+    name: str
+    limit: int
+
+
+def generated_names(plan: GangPlan) -> list[GeneratedName]:
+    """Every name built from the run's name that a length limit applies to: the Services, the Pods' names and
+    hostnames (the longest index of each role), the StatefulSets or the Job, and the labels carrying it."""
+    names = [
+        GeneratedName("label gpu-platform.io/run", plan.run, LABEL_VALUE_LIMIT),
+        GeneratedName("label app.kubernetes.io/part-of", plan.workload_name, LABEL_VALUE_LIMIT),
+        GeneratedName("Service name", service_name(plan), LABEL_VALUE_LIMIT),
+    ]
+    if plan.template is GangTemplate.SERVICE:
+        names.append(GeneratedName("ready Service name", ready_service_name(plan), LABEL_VALUE_LIMIT))
+        names += [
+            GeneratedName(
+                f"StatefulSet name ({role.name})", f"{plan.workload_name}-{role.name}", STATEFULSET_NAME_LIMIT
+            )
+            for role in plan.roles
+        ]
+    else:
+        names += [
+            GeneratedName(f"Pod hostname ({role.name})", pod_hostname(plan, role, role.replicas - 1), LABEL_VALUE_LIMIT)
+            for role in plan.roles
+            if role.replicas
+        ]
+    if plan.job:
+        names.append(GeneratedName("Job name", plan.workload_name, LABEL_VALUE_LIMIT))
+    return names

@@ -155,3 +155,16 @@ def percentile(values: Sequence[float], quantile: float) -> float | None:
     ordered = sorted(values)
     rank = max(1, math.ceil(quantile * len(ordered) - 1e-9))
     return ordered[min(rank, len(ordered)) - 1]
+
+
+def censored_percentile(values: Sequence[tuple[float, bool]], quantile: float) -> tuple[float, bool] | None:
+    """Nearest-rank percentile of ``(value, censored)`` pairs, where a censored value is a lower bound
+    (a gang still waiting at the horizon has waited at least that long).
+
+    Returns the value and whether it is a lower bound: exact when no censored value is among the
+    ``rank`` smallest (the true values of the others can only move further up), else at least it."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = min(max(1, math.ceil(quantile * len(ordered) - 1e-9)), len(ordered))
+    return ordered[rank - 1][0], any(censored for _, censored in ordered[:rank])

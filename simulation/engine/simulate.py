@@ -7,6 +7,12 @@ decision over the queue at each instant, not many cooperating processes, and a l
 Waiting gangs with identical requirements share a bucket: when the head of a bucket does not
 fit, none behind it does, until capacity in one of its pools grows. That keeps the cost of a
 scheduling pass independent of the queue's length, so a run costs time linear in arrivals.
+
+Answers do not depend on the sampling step: a pass that frees capacity (a preemption that frees
+more than the preemptor takes) is followed by another pass at the same instant, so the waiting
+gangs are reconsidered then, not at the next event (often a sample tick). A pass that frees
+nothing ends it: every preemption replaces lower-priority running gangs with a higher one, so the
+repeat ends.
 """
 
 from __future__ import annotations
@@ -24,10 +30,18 @@ from simulation.engine.rules import Free, Running, can_preempt, choose_victims, 
 
 
 class Mode(StrEnum):
-    GANG = "gang"
+    GANG = "gangs"
     """Workload-aware scheduling: a gang binds whole or waits whole; preemption evicts whole gangs."""
-    POD = "pod"
-    """The baseline: every pod is scheduled and preempted on its own (no gangs, no topology)."""
+    POD = "baseline"
+    """The per-pod baseline: every pod is scheduled and preempted on its own (no gangs, no topology).
+    Its queue is kube-scheduler's: by priority, then creation, and the pods of gangs created at the
+    same instant alternate (each gang's first pod, then each gang's second, ...), as the pods of
+    jobs submitted together do."""
+
+
+PREEMPTION_EPISODE_SECONDS = 120.0
+"""Pods of one gang preempted within this long of each other are one preemption of the gang: the
+gang exporter's ``--preemption-episode-seconds`` default (``gang_podgroup_preemptions_total``)."""
 
 
 class NeverStarted(StrEnum):
@@ -42,7 +56,7 @@ NEVER_STARTED_REASONS = {
     NeverStarted.EXCEEDS_CAPACITY: "its minimum does not fit one domain even with every reachable node empty",
     NeverStarted.CAPACITY_BUSY: "it would fit, but other gangs held the capacity until the end "
     "(a gang kept to one zone never preempts in 1.37)",
-    NeverStarted.PARTIAL: "some of its pods ran (per-pod baseline), never all it needs at once",
+    NeverStarted.PARTIAL: "some of its pods ran (baseline), never all it needs at once",
 }
 
 
@@ -80,6 +94,8 @@ class Unit:
     signature: tuple[object, ...]
     sequence: int
     placed: list[tuple[Node, PodShape]] = field(default_factory=list)
+    position: int = 0
+    """The pod's index within its gang (baseline); 0 for a whole gang."""
     inflight: int = 0
     waiting: bool = False
 
@@ -97,7 +113,12 @@ class Job:
     scheduled_seconds: float | None = None
     completed_seconds: float | None = None
     preemptions: int = 0
+    preempted_pods: int = 0
+    last_preempted_seconds: float | None = None
     interruptions: int = 0
+    starts: int = 0
+    pods_held: int = 0
+    most_pods_held: int = 0
 
     @property
     def placed_gpus(self) -> float:
@@ -110,8 +131,19 @@ class JobOutcome:
     scheduled_seconds: float | None
     completed_seconds: float | None
     preemptions: int
+    """Preemption episodes, as the gang exporter counts them (``PREEMPTION_EPISODE_SECONDS``)."""
     interruptions: int
     never_started: NeverStarted | None
+    preempted_pods: int = 0
+    """Pods of the gang evicted by preemption, each eviction once."""
+    most_pods_held: int = 0
+    """The most GPU pods the gang held at once."""
+    pods_held_at_end: int = 0
+    """GPU pods it held at the horizon (0 once it completed)."""
+    last_started_seconds: float | None = None
+    """When its last run began (after a preemption it restarts from the beginning)."""
+    starts: int = 0
+    """How many times it started running."""
 
 
 @dataclass
@@ -198,8 +230,12 @@ class Simulation:
         self.allocated: dict[tuple[str, str], float] = {}
         self.samples: list[Sample] = []
         self.pending: dict[str, int] = {}
+        self.freed = False
         for job in self.jobs:
             self._make_units(job)
+        if mode is Mode.POD:  # pods of gangs created together alternate in the queue
+            for unit in self.units:
+                unit.sequence = unit.position * len(self.jobs) + unit.job.index
 
     # --- setup ----------------------------------------------------------------------------------
 
@@ -211,9 +247,9 @@ class Simulation:
         else:
             shapes = [((pod,), (), False) for pod in request.required + request.optional]
             job.needed_units = len(request.required)
-        for required, optional, zone in shapes:
+        for position, (required, optional, zone) in enumerate(shapes):
             signature = (request.priority, request.device_class.value, required, optional, zone)
-            unit = Unit(len(self.units), job, required, optional, zone, signature, len(self.units))
+            unit = Unit(len(self.units), job, required, optional, zone, signature, len(self.units), position=position)
             self.units.append(unit)
             job.units.append(unit)
             if signature not in self.buckets:
@@ -261,7 +297,7 @@ class Simulation:
                     sample = True
                 else:
                     self._handle(_Kind(kind), a, b)
-            self._schedule_pass()
+            self._schedule()
             if sample:
                 self._sample()
                 if self.progress is not None:
@@ -360,6 +396,13 @@ class Simulation:
             heapq.heappop(bucket.heap)
         return None
 
+    def _schedule(self) -> None:
+        """Scheduling passes at this instant until one frees no capacity (see the module docstring)."""
+        self.freed = True
+        while self.freed:
+            self.freed = False
+            self._schedule_pass()
+
     def _schedule_pass(self) -> None:
         heads: list[tuple[int, float, int, tuple[object, ...]]] = []
         for signature, bucket in self.buckets.items():
@@ -440,6 +483,8 @@ class Simulation:
             self.busy_gpus += self.idle_gpus - idle_before
             self.idle_gpus = idle_before
         job.placed_units += 1
+        job.pods_held += len(unit.placed)
+        job.most_pods_held = max(job.most_pods_held, job.pods_held)
         if not job.running and job.placed_units >= job.needed_units:
             self._start(job)
 
@@ -449,6 +494,7 @@ class Simulation:
         self.busy_gpus += gpus
         job.running = True
         job.started_seconds = self.now
+        job.starts += 1
         job.epoch += 1
         if job.scheduled_seconds is None:
             job.scheduled_seconds = self.now
@@ -483,6 +529,7 @@ class Simulation:
             self._maybe_idle(node)
         if unit.placed:
             unit.job.placed_units -= 1
+            unit.job.pods_held -= len(unit.placed)
         unit.placed = []
 
     def _complete(self, job: Job) -> None:
@@ -497,14 +544,19 @@ class Simulation:
     def _evict(self, job: Job, *, interrupted: bool = False, units: Sequence[Unit] | None = None) -> None:
         """Preempt (or, at a block's end, interrupt) a job: its pods go, it re-queues and restarts later."""
         self._stop(job)
+        evicted = [u for u in (units if units is not None else job.units) if u.placed]
         if interrupted:
             job.interruptions += 1
         else:
-            job.preemptions += 1
-        for unit in units if units is not None else job.units:
-            if unit.placed:
-                self._release(unit)
-                self._enqueue(unit)
+            last = job.last_preempted_seconds
+            if last is None or self.now - last > PREEMPTION_EPISODE_SECONDS:
+                job.preemptions += 1  # one per episode, as the gang exporter counts
+            job.last_preempted_seconds = self.now
+            job.preempted_pods += sum(len(u.placed) for u in evicted)
+            self.freed = True
+        for unit in evicted:
+            self._release(unit)
+            self._enqueue(unit)
 
     def _try_preempt(self, unit: Unit) -> bool:
         request = unit.job.request
@@ -607,6 +659,11 @@ class Simulation:
                 j.preemptions,
                 j.interruptions,
                 self._never_started(j),
+                preempted_pods=j.preempted_pods,
+                most_pods_held=j.most_pods_held,
+                pods_held_at_end=j.pods_held,
+                last_started_seconds=j.started_seconds if j.starts else None,
+                starts=j.starts,
             )
             for j in self.jobs
             if j.request.arrival_seconds <= self.horizon

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from catalog.priority_tiers import Tier
 from config.errors import ConfigError
-from config.load import REPO_ROOT, _display, _from_pydantic, _read_yaml
+from config.load import REPO_ROOT, _display, _from_pydantic, _read_yaml, refuse_control_characters
 from config.model import CapacityType, EnvironmentConfig
 from config.platform import RunConfig, TeamConfig
 from config.teams import check_run
@@ -69,6 +69,7 @@ def load_mix(env: EnvironmentConfig, *, name: str | None = None, path: Path | st
 def parse_mix(env: EnvironmentConfig, data: Any) -> MixConfig:
     if not isinstance(data, dict):
         raise ConfigError("<top>", type(data).__name__, "a mix file is a mapping", "start with 'classes:'")
+    refuse_control_characters(data)
     try:
         mix = MixConfig.model_validate(data)
     except ValidationError as error:

@@ -1,18 +1,29 @@
-"""``REPORT.md``: the measurements people read, with the plots embedded."""
+"""``REPORT.md``: the measurements people read, with the plots embedded.
+
+Waits are shown with their unit; a lower bound (a gang still waiting at the horizon) as ``≥``. Every
+row comparing the two runs names its sample: the ``groups`` of the class, of which ``scheduled``
+started and ``never_started`` did not.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from observability.rules import ALLOCATION_FAILURES_TOTAL, PREEMPTIONS_TOTAL
-from simulation.report.measure import ALLOCATABLE_GPUS, TIME_TO_SCHEDULED
+from simulation.report.measure import ALLOCATABLE_GPUS, TIME_TO_SCHEDULED, named_runs
 from simulation.report.plots import ALLOCATION_PNG, PENDING_PNG, WAIT_PNG
 
 TOP_PREEMPTED = 5
+HOURS_FROM_SECONDS = 2 * 3600
+"""Waits from two hours on are shown in hours, shorter ones in minutes."""
 
 
-def _minutes(seconds: float | None) -> str:
-    return "—" if seconds is None else f"{seconds / 60:.1f}"
+def duration(seconds: float | None, *, at_least: bool = False) -> str:
+    """``12.5 min``, ``47.9 h``; ``≥ 47.9 h`` for a lower bound; ``—`` for no value."""
+    if seconds is None:
+        return "—"
+    text = f"{seconds / 3600:.1f} h" if seconds >= HOURS_FROM_SECONDS else f"{seconds / 60:.1f} min"
+    return f"≥ {text}" if at_least else text
 
 
 def _table(header: list[str], rows: list[list[object]]) -> list[str]:
@@ -21,45 +32,71 @@ def _table(header: list[str], rows: list[list[object]]) -> list[str]:
     return lines if rows else [*lines, "| " + " | ".join(["—"] * len(header)) + " |"]
 
 
+def _by_class(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {r["priority_class"]: r for r in rows}
+
+
+def _wait_rows(runs: list[tuple[str, dict[str, Any]]]) -> list[list[object]]:
+    classes = list(dict.fromkeys(r["priority_class"] for _, data in runs for r in data[TIME_TO_SCHEDULED]))
+    rows: list[list[object]] = []
+    for priority_class in classes:
+        for name, data in runs:
+            row = _by_class(data[TIME_TO_SCHEDULED]).get(priority_class)
+            if row is None:
+                continue
+            stats = [duration(row[s], at_least=row[f"{s}_at_least"]) for s in ("p50", "p95", "max")]
+            rows.append([priority_class, name, row["groups"], row["scheduled"], row["never_started"], *stats])
+    return rows
+
+
+def _preemption_rows(runs: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], list[list[object]]]:
+    keys = ["preemptions", "preempted_pods", "groups_preempted", "max_per_group"]
+    header = ["priority_class", "groups", *[f"{k} ({name})" for k in keys for name, _ in runs]]
+    tables = [_by_class(data[PREEMPTIONS_TOTAL]["by_priority_class"]) for _, data in runs]
+    classes = list(dict.fromkeys(pc for table in tables for pc in table))
+    rows: list[list[object]] = []
+    for pc in classes:
+        groups = next(t[pc]["groups"] for t in tables if pc in t)
+        rows.append([pc, groups, *[t[pc][k] if pc in t else "—" for k in keys for t in tables]])
+    return header, rows
+
+
 def report_markdown(report: dict[str, Any]) -> str:
-    modes = report["modes"]
-    gang, pod = modes["gang"], modes["pod"]
-    labels = report.get("labels") or {"gang": "gangs", "pod": "baseline"}
-    main_label, other = labels["gang"], labels["pod"]
+    runs = named_runs(report)
+    (main, gang), (other, _) = runs
     title = report["title"]
+    compared = (
+        f"`{other}`: the same gangs with every pod scheduled on its own (no gangs, no topology), in "
+        "kube-scheduler's queue order (priority, then creation; the pods of gangs created together alternate)."
+        if "labels" not in report
+        else f"`{main}` compared with `{other}`."
+    )
     lines = [
         f"# Simulation: {title['mix']} on {title['environment']}",
         "",
         f"Seed {title['seed']}, {title['hours']:g} simulated hours, {gang['groups']} gangs "
-        f"({title['command']}). The same numbers are in `report.json`; metric names and labels are the gang "
-        "exporter's. "
-        + (
-            "Baseline: the same gangs with every pod scheduled on its own (no gangs, no topology)."
-            if "labels" not in report
-            else f"Columns: {main_label}, then {other}."
+        f"({title['command']}). The same numbers are in `report.json`, gang by gang under `podgroups`; metric "
+        f"names and labels are the gang exporter's. {compared} Both runs count the same "
+        f"{gang['groups']} gangs; `groups` is the sample of each row.",
+        *(
+            [
+                "",
+                f"{title['environment']}'s runs take the fallback form (no PodGroup: EKS 1.37 does not serve "
+                f"GenericWorkload), so on its cluster they behave as `{other}`; `{main}` is what native gang "
+                'scheduling would give them (SUMMARY.md, "Control plane").',
+            ]
+            if title.get("gang_form") == "fallback"
+            else []
         ),
         "",
-        f"## Time from PodGroup creation to scheduled (`{TIME_TO_SCHEDULED}`, minutes)",
+        f"## Time from PodGroup creation to scheduled (`{TIME_TO_SCHEDULED}`)",
+        "",
+        "A gang that never started counts as waiting until the horizon: its wait, and any percentile it "
+        "reaches, is a lower bound (`≥`).",
         "",
     ]
-    rows = []
-    baseline = {r["priority_class"]: r for r in pod[TIME_TO_SCHEDULED]}
-    for row in gang[TIME_TO_SCHEDULED]:
-        base_row = baseline.get(row["priority_class"], {})
-        rows.append(
-            [
-                row["priority_class"],
-                row["groups"],
-                row["scheduled"],
-                _minutes(row["p50"]),
-                _minutes(row["p95"]),
-                _minutes(row["max"]),
-                base_row.get("scheduled", "—"),
-                _minutes(base_row.get("p95")),
-            ]
-        )
     lines += _table(
-        ["priority_class", "groups", "scheduled", "p50", "p95", "max", f"{other} scheduled", f"{other} p95"], rows
+        ["priority_class", "scheduler", "groups", "scheduled", "never_started", "p50", "p95", "max"], _wait_rows(runs)
     )
     lines += [
         "",
@@ -67,58 +104,57 @@ def report_markdown(report: dict[str, Any]) -> str:
         "",
         "## Pending groups by priority class (`gang_podgroups_pending`)",
         "",
+        f"![pending groups]({PENDING_PNG})",
+        "",
+        f"## Preemptions per group (`{PREEMPTIONS_TOTAL}`)",
+        "",
+        "Pods of one group preempted within 120 s of each other are one preemption, as the gang exporter counts "
+        "them; `preempted_pods` counts each evicted pod.",
+        "",
     ]
-    lines += [f"![pending groups]({PENDING_PNG})", "", f"## Preemptions per group (`{PREEMPTIONS_TOTAL}`)", ""]
-    lines += _table(
-        ["priority_class", "groups", "groups preempted", "preemptions", "most for one group"],
-        [
-            [r["priority_class"], r["groups"], r["groups_preempted"], r["preemptions"], r["max_per_group"]]
-            for r in gang[PREEMPTIONS_TOTAL]["by_priority_class"]
-        ],
-    )
-    top = gang[PREEMPTIONS_TOTAL]["groups"][:TOP_PREEMPTED]
-    if top:
-        lines += ["", f"Most preempted groups ({main_label}):", ""]
-        lines += _table(
-            ["namespace", "podgroup", "priority_class", "preemptions"],
-            [[g["namespace"], g["podgroup"], g["priority_class"], g["value"]] for g in top],
-        )
+    lines += _table(*_preemption_rows(runs))
+    for name, data in runs:
+        top = data[PREEMPTIONS_TOTAL]["groups"][:TOP_PREEMPTED]
+        if top:
+            lines += ["", f"Most preempted groups ({name}):", ""]
+            lines += _table(
+                ["namespace", "podgroup", "priority_class", "preemptions"],
+                [[g["namespace"], g["podgroup"], g["priority_class"], g["value"]] for g in top],
+            )
     lines += ["", f"## Allocation failures by requested DeviceClass (`{ALLOCATION_FAILURES_TOTAL}`)", ""]
+    failures = [{r["device_class"]: r["value"] for r in data[ALLOCATION_FAILURES_TOTAL]} for _, data in runs]
+    device_classes = sorted({dc for found in failures for dc in found})
+    requesting = gang.get("groups_by_device_class", {})
     lines += _table(
-        ["device_class", f"failed attempts ({main_label})", f"failed attempts ({other})"],
-        [
-            [
-                r["device_class"],
-                r["value"],
-                next((b["value"] for b in pod[ALLOCATION_FAILURES_TOTAL] if b["device_class"] == r["device_class"]), 0),
-            ]
-            for r in gang[ALLOCATION_FAILURES_TOTAL]
-        ],
+        ["device_class", "groups", *[f"failed attempts ({name})" for name, _ in runs]],
+        [[dc, requesting.get(dc, "—"), *[found.get(dc, 0) for found in failures]] for dc in device_classes],
     )
     lines += ["", "## GPU allocation per zone and model", "", f"![GPU allocation]({ALLOCATION_PNG})", ""]
+    peaks = [
+        {(r["zone"], r["instance_type"], r["gpu_model"]): r["max"] for r in data[ALLOCATABLE_GPUS]["series"]}
+        for _, data in runs
+    ]
+    keys = sorted({k for found in peaks for k in found})
     lines += _table(
-        ["zone", "instance_type", "gpu_model", f"peak `{ALLOCATABLE_GPUS}`"],
-        [[r["zone"], r["instance_type"], r["gpu_model"], f"{r['max']:g}"] for r in gang[ALLOCATABLE_GPUS]["series"]],
+        ["zone", "instance_type", "gpu_model", *[f"peak `{ALLOCATABLE_GPUS}` ({name})" for name, _ in runs]],
+        [[*key, *[f"{found.get(key, 0):g}" for found in peaks]] for key in keys],
     )
     lines += ["", "## Gangs that never started", ""]
     lines += _table(
-        ["mode", "reason", "priority_class", "class", "groups", "GPUs each", "example"],
+        ["scheduler", "reason", "priority_class", "class", "groups", "GPUs each", "example"],
         [
-            [mode, r["reason"], r["priority_class"], r["job_class"], r["groups"], r["gpus"], r["example"]]
-            for mode, data in ((main_label, gang), (other, pod))
+            [name, r["reason"], r["priority_class"], r["job_class"], r["groups"], r["gpus"], r["example"]]
+            for name, data in runs
             for r in data["never_started"]
         ],
     )
     reasons = gang["reasons"]
     lines += ["", *[f"- `{reason}`: {text}" for reason, text in reasons.items()], ""]
     lines += ["## GPU-hours", ""]
-    keys = ["requested", "running", "held_idle_by_partial_starts", "lost_to_preemption"]
+    hours = ["requested", "running", "held_idle_by_partial_starts", "lost_to_preemption"]
     lines += _table(
-        ["", *keys],
-        [
-            [label, *[data["gpu_hours"][k] for k in keys]]
-            for label, data in (("gangs", gang), ("per-pod baseline", pod))
-        ],
+        ["scheduler", "groups", *hours],
+        [[name, data["groups"], *[data["gpu_hours"][k] for k in hours]] for name, data in runs],
     )
     lines += [
         "",

@@ -65,7 +65,12 @@ def _environment(
         if gpu == "device-plugin-only":
             pool.update(dra=False, device_plugin=True)
         pools.append(pool)
-        data["karpenter"] = {"acknowledge_unverified_release": True}
+        # DRA on a Karpenter pool needs the unconfirmed 1.15.0; the device plugin runs on the pinned 1.14.1.
+        data["karpenter"] = (
+            {"acknowledge_unsupported_kubernetes": True}
+            if gpu == "device-plugin-only"
+            else {"version": "1.15.0", "acknowledge_unverified_release": True}
+        )
     if not autoscaler_and_efa:
         for pool in pools:
             if pool.get("provider") != "karpenter":

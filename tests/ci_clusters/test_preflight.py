@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import socket
 from collections.abc import Iterator
 from contextlib import redirect_stdout
 from dataclasses import dataclass, field
@@ -332,6 +333,17 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
         return built[service]
 
     monkeypatch.setattr(boto3, "client", client)
+    # No registry is reachable here (a closed loopback port): the image checks are one skipped line.
+    import cli.preflight
+    from cli.registry import RegistryClient
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setattr(
+        cli.preflight, "registry_client", lambda: RegistryClient(base_url=lambda where: f"http://127.0.0.1:{port}")
+    )
+    monkeypatch.setattr(cli.preflight, "read_docker", lambda: ("27.3.1", None))
     yield world
 
 
@@ -351,7 +363,9 @@ def test_command_prints_a_table_and_exits_zero(aws: World, monkeypatch: pytest.M
     lines = out.splitlines()
     assert lines[0] == "preflight fixed-example (us-east-1)"
     assert lines[1].split() == ["CHECK", "SUBJECT", "STATUS", "DETAIL"]
-    assert lines[-1] == "18 ok, 0 warn, 0 fail, 0 skip"
+    assert lines[2].split()[:3] == ["docker", "gang", "exporter"]  # the local check first, then AWS's
+    assert lines[-1] == "19 ok, 0 warn, 0 fail, 1 skip"
+    assert lines[-2].split()[:3] == ["images", "registries", "SKIP"]
 
 
 def test_command_json_and_exit_code_on_failure(aws: World, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -600,3 +614,31 @@ def test_karpenter_reserved_only_pool_needs_enough_instances() -> None:
         "1 reserved instances usable, the pool may ask for 2",
         "reserve 1 more instances or set max_size <= 1",
     )
+
+
+def test_fails_preflight_when_docker_does_not_answer(dev_data: dict[str, Any]) -> None:
+    from policy.preflight import docker_check
+    from tests.conftest import env_from
+
+    env = env_from(dev_data)
+    failed = docker_check(env, server_version=None, problem="there is no docker command on PATH")
+    assert (failed.status, failed.detail, failed.fix) == (
+        Status.FAIL,
+        "make deploy builds exporter/ into an image with Docker, but there is no docker command on PATH",
+        "install Docker (or set CDK_DOCKER to a compatible CLI) and start its daemon, then run make preflight",
+    )
+    assert docker_check(env, server_version="27.3.1", problem=None).status is Status.OK
+    dev_data["observability"] = {"enabled": False}
+    assert docker_check(env_from(dev_data), server_version=None, problem="x").status is Status.SKIP
+
+
+def test_docker_is_asked_through_cdk_docker(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    from cli.preflight import read_docker
+
+    monkeypatch.setenv("CDK_DOCKER", str(tmp_path / "no-such-docker"))
+    assert read_docker() == (None, f"there is no {tmp_path / 'no-such-docker'} command on PATH")
+    fake = tmp_path / "docker"
+    fake.write_text("#!/bin/sh\necho 'Cannot connect to the Docker daemon' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("CDK_DOCKER", str(fake))
+    assert read_docker() == (None, "its daemon does not answer (Cannot connect to the Docker daemon)")

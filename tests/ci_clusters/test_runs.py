@@ -85,7 +85,7 @@ def test_fails_node_group_name_over_63_characters() -> None:
     assert caught.value.line() == (
         f"run_id: gpu_pools.{data['gpu_pools'][0]['name']} node group would be "
         f"'gpu-ci-gh1234567890-12-{data['gpu_pools'][0]['name']}-2a', 69 characters (at most 63) "
-        "(got 'gh1234567890-12'); fix: use a shorter run id"
+        "(got 'gh1234567890-12'); fix: use a run id of at most 9 characters"
     )
 
 
@@ -191,3 +191,15 @@ def test_cleanup_handler_fits_inline_lambda_code() -> None:
     source = (REPO_ROOT / "stacks" / "stack_ttl_handler.py").read_text()
     assert len(source.encode()) < 4096, "CloudFormation inline ZipFile code must stay under 4 KiB"
     assert "import boto3" in source and "def handler(" in source
+
+
+def test_fails_run_id_that_makes_the_karpenter_node_role_name_too_long() -> None:
+    data = load_environment(name="karpenter-example").model_dump(mode="json")
+    data["ephemeral"] = {"ttl_hours": 4}
+    data["cluster"]["name"] = "k" * 36  # its node groups' names still fit with the run id; the role's does not
+    with pytest.raises(ConfigError) as caught:
+        for_run(env_from(data), run_id="gh1234567890-12")
+    assert caught.value.line() == (
+        f"run_id: the Karpenter node role would be '{'k' * 36}-gh1234567890-12-karpenter-node', 67 characters "
+        "(at most 64) (got 'gh1234567890-12'); fix: use a run id of at most 12 characters"
+    )

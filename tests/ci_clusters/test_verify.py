@@ -218,7 +218,11 @@ def test_command_reads_the_cluster_and_reports(monkeypatch: pytest.MonkeyPatch, 
     )
     monkeypatch.setattr(cli.verify, "connect", lambda path, context: kube)
     kubeconfig = tmp_path / "kubeconfig"
-    kubeconfig.write_text("apiVersion: v1\nkind: Config\n")
+    arn = "arn:aws:eks:us-east-2:123456789012:cluster/gpu-ci"
+    kubeconfig.write_text(
+        f"current-context: {arn}\ncontexts:\n- name: {arn}\n  context: {{cluster: {arn}}}\n"
+        f"clusters:\n- name: {arn}\n  cluster: {{server: 'https://example.invalid'}}\n"
+    )
     rendered = tmp_path / "dist"
     rendered.mkdir()
     (rendered / "device-classes.yaml").write_text(

@@ -9,6 +9,7 @@ import yaml
 
 from config.files import read_yaml_file
 from config.load import REPO_ROOT
+from tests.ci_clusters.test_cluster_context import CI_ARN, kubeconfig
 from tests.ci_clusters.test_verify import FakeKube, payload
 
 GATES = ["GenericWorkload", "TopologyAwareWorkloadScheduling"]
@@ -35,10 +36,9 @@ def _config(tmp_path: Path, gates: list[str]) -> Path:
     return path
 
 
-def _kubeconfig(tmp_path: Path) -> Path:
-    path = tmp_path / "kubeconfig"
-    path.write_text("apiVersion: v1\nkind: Config\n")
-    return path
+def _kubeconfig(tmp_path: Path, cluster: str = CI_ARN) -> Path:
+    """A kubeconfig whose current context reaches ``cluster`` (an EKS ARN, as update-kubeconfig writes it)."""
+    return kubeconfig(tmp_path / "kubeconfig", current="ci", clusters={"ci": (cluster, "https://127.0.0.1:1")})
 
 
 def test_missing_acknowledged_gate_fails_the_step_and_says_the_cluster_is_up(
@@ -68,9 +68,23 @@ def test_shipped_environment_relies_on_nothing_the_cluster_lacks(
     code = cli.verify.main(["--env", "ci", "--kubeconfig", str(_kubeconfig(tmp_path)), "--after-deploy"])
     out, err = capsys.readouterr()
     assert "scheduling.k8s.io/v1beta1" not in out
+    assert ("/apis", {}) in kube.asked, "the cluster was read"
     assert not [asked for asked in kube.asked if asked[0].startswith("POST")], "no gate to probe"
     assert "nothing was rolled back" not in err
     assert code == 0, out
+
+
+def test_a_kubeconfig_of_another_cluster_gets_the_same_line_and_no_request(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import cli.verify
+
+    kube = _cluster()
+    monkeypatch.setattr(cli.verify, "connect", lambda path, context: kube)
+    other = _kubeconfig(tmp_path, "arn:aws:eks:us-east-2:123456789012:cluster/production")
+    code = cli.verify.main(["--env", "ci", "--kubeconfig", str(other), "--after-deploy"])
+    assert code == 0 and kube.asked == []
+    assert capsys.readouterr().out.startswith("deployed ci; to check what cluster gpu-ci serves: aws eks")
 
 
 def test_without_a_kubeconfig_it_says_how_to_get_one(

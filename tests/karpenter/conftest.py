@@ -15,11 +15,10 @@ from tests.conftest import env_from
 def example_data() -> dict[str, Any]:
     """``environments/karpenter-example.yaml`` as a dict: pools 0 and 1 are Karpenter, pool 2 a node group.
 
-    The pinned release's compatibility row is unverified, so the example acknowledges it; it is
-    set here too, so these tests judge Karpenter objects whatever the example file says about it.
+    The example runs the confirmed release 1.14.1 (its support range stops at Kubernetes 1.36, which
+    the example acknowledges), with its Karpenter pools on the device plugin.
     """
     data: dict[str, Any] = yaml_files.load((REPO_ROOT / "environments" / "karpenter-example.yaml").read_text())
-    data.setdefault("karpenter", {}).setdefault("acknowledge_unverified_release", True)
     return data
 
 
@@ -36,9 +35,18 @@ def karpenter_data() -> dict[str, Any]:
 
 @pytest.fixture
 def karpenter_1_14_data(karpenter_data: dict[str, Any]) -> dict[str, Any]:
-    """The example on the reference release 1.14.1: Karpenter pools on the device plugin, the
-    unsupported Kubernetes minor acknowledged."""
-    karpenter_data["karpenter"] = {"version": "1.14.1", "acknowledge_unsupported_kubernetes": True}
+    """The example on the reference release 1.14.1, as shipped: Karpenter pools on the device plugin,
+    the unsupported Kubernetes minor acknowledged."""
+    assert karpenter_data["karpenter"] == {"acknowledge_unsupported_kubernetes": True}
+    assert all(not p["dra"] and p["device_plugin"] for p in karpenter_data["gpu_pools"][:2])
+    return karpenter_data
+
+
+@pytest.fixture
+def karpenter_1_15_data(karpenter_data: dict[str, Any]) -> dict[str, Any]:
+    """The example on the unconfirmed 1.15.0 (DRA on Karpenter pools), its unverified row acknowledged:
+    what the Karpenter pools would look like once a DRA-capable release is confirmed."""
+    karpenter_data["karpenter"] = {"version": "1.15.0", "acknowledge_unverified_release": True}
     for pool in karpenter_data["gpu_pools"][:2]:
-        pool.update(dra=False, device_plugin=True)
+        pool.update(dra=True, device_plugin=False)
     return karpenter_data

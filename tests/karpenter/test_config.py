@@ -37,7 +37,10 @@ def test_example_parses_into_karpenter_pools() -> None:
     assert flex.karpenter is not None and block.karpenter is not None
     assert flex.karpenter.capacity_types == (KarpenterCapacityType.SPOT, KarpenterCapacityType.ON_DEMAND)
     assert block.karpenter.mode is KarpenterMode.STATIC
-    assert env.karpenter.version == "1.15.0"
+    # The confirmed release, on a Kubernetes minor past its table (acknowledged), without DRA on its pools.
+    assert (env.karpenter.version, env.karpenter.acknowledge_unsupported_kubernetes) == ("1.14.1", True)
+    assert not env.karpenter.acknowledge_unverified_release
+    assert [(p.dra, p.device_plugin) for p in (flex, block, h100)] == [(False, True), (False, True), (True, False)]
 
 
 def test_fails_same_pool_name_for_karpenter_and_a_managed_node_group(karpenter_data: dict[str, Any]) -> None:
@@ -59,7 +62,8 @@ def test_fails_reserved_pool_without_reservation_selector(karpenter_data: dict[s
 
 
 def test_fails_dra_with_a_karpenter_release_without_dra(karpenter_data: dict[str, Any]) -> None:
-    karpenter_data["karpenter"] = {"version": "1.14.1", "acknowledge_unsupported_kubernetes": True}
+    for pool in karpenter_data["gpu_pools"][:2]:
+        pool.update(dra=True, device_plugin=False)
     assert _fails(karpenter_data) == (
         "karpenter.version: Karpenter 1.14.1 cannot provision for DRA claims, and Karpenter pools "
         "['l40s-flex', 'h200-block'] use DRA (got '1.14.1'); fix: use a Karpenter release with DRA support "
@@ -199,7 +203,8 @@ def test_fails_unknown_karpenter_version(karpenter_data: dict[str, Any]) -> None
 def test_fails_malformed_ami_release(karpenter_data: dict[str, Any]) -> None:
     karpenter_data["karpenter"] = {"ami_release": "latest"}
     assert _fails(karpenter_data) == (
-        "karpenter.ami_release: malformed value (got 'latest'); fix: match the pattern ^v\\d{8}$"
+        "karpenter.ami_release: not in the allowed form (got 'latest'); "
+        "fix: use an amazon-eks-ami release: v and a date as 8 digits (e.g. v20260930)"
     )
 
 

@@ -211,9 +211,9 @@ def test_dra_pools_carry_the_dra_label_and_device_plugin_pools_theirs() -> None:
             assert labels[DEVICE_MANAGEMENT_LABEL] == ("dra" if pool.dra else "device-plugin")
 
 
-def test_dra_kubelet_plugin_tolerates_karpenter_dra_pools(karpenter_data: dict[str, Any]) -> None:
-    karpenter_data["gpu_pools"][0]["taints"] = [{"key": "gpu-platform.io/flex", "effect": "NoSchedule"}]
-    values = dra_driver_values(env_from(karpenter_data))
+def test_dra_kubelet_plugin_tolerates_karpenter_dra_pools(karpenter_1_15_data: dict[str, Any]) -> None:
+    karpenter_1_15_data["gpu_pools"][0]["taints"] = [{"key": "gpu-platform.io/flex", "effect": "NoSchedule"}]
+    values = dra_driver_values(env_from(karpenter_1_15_data))
     assert values["kubeletPlugin"]["nodeSelector"] == {DEVICE_MANAGEMENT_LABEL: "dra"}
     assert {"key": "gpu-platform.io/flex", "operator": "Exists", "effect": "NoSchedule"} in values["kubeletPlugin"][
         "tolerations"

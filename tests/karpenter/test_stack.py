@@ -134,7 +134,7 @@ def test_charts_are_pinned_and_run_on_the_system_nodes(template: dict[str, Any])
     assert crds["Properties"]["Repository"] == "oci://public.ecr.aws/karpenter/karpenter-crd"
     properties = controller["Properties"]
     assert properties["Repository"] == "oci://public.ecr.aws/karpenter/karpenter"
-    assert properties["Version"] == crds["Properties"]["Version"] == "1.15.0"
+    assert properties["Version"] == crds["Properties"]["Version"] == "1.14.1"
     assert (properties["Release"], properties["Namespace"], properties["SkipCrds"]) == (
         "karpenter",
         "kube-system",
@@ -215,12 +215,12 @@ def _karpenter_warnings(env: EnvironmentConfig) -> list[dict[str, Any]]:
 
 
 def test_acknowledged_releases_are_cdk_warnings_on_the_construct_and_print_nothing(
-    karpenter_1_14_data: dict[str, Any], capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    karpenter_1_15_data: dict[str, Any], capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # make synth prints the acknowledged risks once (cli.synth); building the construct says nothing.
     for env, acknowledgement in (
-        (example_env(), Acknowledgement.KARPENTER_UNVERIFIED_RELEASE),
-        (env_from(karpenter_1_14_data), Acknowledgement.KARPENTER_UNSUPPORTED_KUBERNETES),
+        (env_from(karpenter_1_15_data), Acknowledgement.KARPENTER_UNVERIFIED_RELEASE),
+        (example_env(), Acknowledgement.KARPENTER_UNSUPPORTED_KUBERNETES),
     ):
         (risk,) = karpenter_risks(env)
         assert risk.acknowledgement is acknowledgement
@@ -231,4 +231,4 @@ def test_acknowledged_releases_are_cdk_warnings_on_the_construct_and_print_nothi
     # Once the row is verified, the same environment synthesizes without a word.
     pinned = KARPENTER_RELEASES["1.15.0"]
     monkeypatch.setitem(KARPENTER_RELEASES, "1.15.0", dataclasses.replace(pinned, verified=True))
-    assert _karpenter_warnings(example_env()) == []
+    assert _karpenter_warnings(env_from(karpenter_1_15_data)) == []

@@ -61,8 +61,8 @@ def test_fails_system_namespace(dev_data: dict[str, Any]) -> None:
 
 def test_fails_malformed_namespace(dev_data: dict[str, Any]) -> None:
     assert _fails(dev_data, namespace="Gpu_Platform") == (
-        "observability.namespace: malformed value (got 'Gpu_Platform'); "
-        "fix: match the pattern ^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
+        "observability.namespace: not in the allowed form (got 'Gpu_Platform'); "
+        "fix: use 1-63 lower-case letters, digits or '-', starting and ending with a letter or digit (e.g. team-vision)"
     )
 
 
@@ -103,15 +103,13 @@ def test_fails_objective_not_a_number(dev_data: dict[str, Any]) -> None:
 
 def test_fails_negative_pending_groups_threshold(dev_data: dict[str, Any]) -> None:
     assert _fails(dev_data, pending_groups_threshold=-1) == (
-        "observability.pending_groups_threshold: Input should be greater than or equal to 0 (got -1); "
-        "fix: correct the value (see README settings)"
+        "observability.pending_groups_threshold: less than 0 (got -1); fix: use a whole number of at least 0"
     )
 
 
 def test_fails_zero_repeated_preemptions(dev_data: dict[str, Any]) -> None:
     assert _fails(dev_data, repeated_preemptions=0) == (
-        "observability.repeated_preemptions: Input should be greater than or equal to 1 (got 0); "
-        "fix: correct the value (see README settings)"
+        "observability.repeated_preemptions: less than 1 (got 0); fix: use a whole number of at least 1"
     )
 
 
@@ -140,6 +138,5 @@ def test_fails_managed_prometheus_without_a_prometheus(dev_data: dict[str, Any])
 
 def test_fails_zero_prometheus_storage(dev_data: dict[str, Any]) -> None:
     assert _fails(dev_data, prometheus_storage_gib=0) == (
-        "observability.prometheus_storage_gib: Input should be greater than or equal to 1 (got 0); "
-        "fix: correct the value (see README settings)"
+        "observability.prometheus_storage_gib: less than 1 (got 0); fix: use a whole number from 1 to 16384"
     )

@@ -30,7 +30,7 @@ def environment(pools: list[dict[str, Any]], *, topology: bool = True) -> Enviro
     gates = ["GenericWorkload", "TopologyAwareWorkloadScheduling"] if topology else ["GenericWorkload"]
     extra: dict[str, Any] = {}
     if "cluster_autoscaler" in EnvironmentConfig.model_fields:
-        extra["cluster_autoscaler"] = {"acknowledge_unverified_release": True}
+        extra["cluster_autoscaler"] = {"acknowledge_version_skew": True}
     # Gangs as gangs: a control plane that serves the Workload API (acknowledged, EKS 1.37 does not).
     return parse_environment(
         workload_aware_data(

@@ -41,7 +41,7 @@ from simulation.mix.load import MIXES_DIR, load_mix
 from simulation.mix.sample import sample_jobs
 from simulation.whatif import windows
 from tests.conftest import EXAMPLE_ENVIRONMENTS
-from tests.simulation.scenario import ZONES, environment, sizes
+from tests.simulation.scenario import ZONES, cluster, environment, gang, h100_pool, sizes
 
 INSTANCE_TYPES = ("p5.48xlarge", "p4d.24xlarge", "g6.12xlarge", "p5en.48xlarge")
 SHAPES = (DeviceShape.H100_80GB, DeviceShape.A100_40GB, DeviceShape.L4, DeviceShape.H200, DeviceShape.HOPPER_OR_NEWER)
@@ -171,3 +171,36 @@ def test_shipped_mixes_keep_the_books_balanced(name: str) -> None:
         running = sum(j.placed_gpus for j in run.jobs if j.running)
         assert abs(running - run.busy_gpus) < 1e-6 and run.idle_gpus >= -1e-6
         assert sum(1 for j in result.jobs if j.scheduled_seconds is not None) > 0
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    nodes=st.tuples(st.integers(1, 3), st.integers(0, 2)),
+    gangs=st.lists(
+        st.tuples(
+            st.integers(1, 5), st.sampled_from(list(Tier)), st.booleans(), st.integers(0, 120), st.integers(5, 240)
+        ),
+        min_size=1,
+        max_size=10,
+    ),
+    mode=st.sampled_from(list(Mode)),
+)
+def test_results_do_not_depend_on_the_sampling_step(
+    nodes: tuple[int, int], gangs: list[tuple[int, Tier, bool, int, int]], mode: Mode
+) -> None:
+    """Whole-node gangs of every tier, drawn at random on a pool that may scale up: every gang's start,
+    end and preemptions, and the GPU-hours, are the same whether the time series is sampled every
+    minute or every 20 minutes."""
+    existing, extra = nodes
+    env = environment([h100_pool(min_size=existing, max_size=existing + extra)])
+    jobs = [
+        gang(f"g{i}", pods, tier=tier, zone=zone, at_minutes=at, minutes=minutes)
+        for i, (pods, tier, zone, at, minutes) in enumerate(gangs)
+    ]
+    found = []
+    for step in (60.0, 1200.0):
+        result = Simulation(cluster(env), jobs, mode=mode, horizon_seconds=12 * 3600, sample_seconds=step).run()
+        outcomes = [(j.scheduled_seconds, j.completed_seconds, j.preemptions, j.preempted_pods) for j in result.jobs]
+        areas = (result.busy_gpu_seconds, result.idle_held_gpu_seconds, result.preempted_gpu_seconds)
+        found.append((outcomes, [round(a, 3) for a in areas], result.nodes_added))
+    assert found[0] == found[1]

@@ -6,6 +6,7 @@ from policy.capacity import PodShape
 from simulation.engine.rules import (
     Running,
     can_preempt,
+    censored_percentile,
     choose_victims,
     first_fit,
     nodes_to_add,
@@ -95,3 +96,12 @@ def test_percentiles_are_nearest_rank() -> None:
     assert percentile(values, 0.95) == 5.0
     assert percentile(values[:4], 0.5) == 2.0
     assert percentile([], 0.5) is None
+
+
+def test_censored_percentile_is_a_lower_bound_once_a_censored_wait_is_within_its_rank() -> None:
+    waits = [(0.0, False), (10.0, False), (5.0, True)]  # the last gang was still waiting after 5
+    assert censored_percentile(waits, 0.3) == (0.0, False)  # rank 1: exact
+    assert censored_percentile(waits, 0.5) == (5.0, True)  # rank 2 reaches the censored 5: at least 5
+    assert censored_percentile(waits, 1.0) == (10.0, True)
+    assert censored_percentile([(3.0, False), (9.0, True)], 0.5) == (3.0, False)
+    assert censored_percentile([], 0.5) is None

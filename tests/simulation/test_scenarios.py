@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pytest
+
 from catalog.device_classes import DeviceShape
 from catalog.priority_tiers import Tier
 from config.model import EnvironmentConfig, GpuPoolConfig
 from policy.capacity import PodShape
 from simulation.engine.jobs import JobRequest
 from simulation.engine.simulate import JobOutcome, Mode, NeverStarted, Simulation, SimulationResult, Window
+from simulation.whatif import sample_seconds
 from tests.simulation.scenario import SCALE_UP_SECONDS, cluster, environment, gang, h100_pool
 
 STATIC = environment([h100_pool(min_size=2, max_size=2)])  # 2 nodes in each of two zones, always there
@@ -144,16 +147,46 @@ def test_scale_up_takes_the_pools_delay_and_nodes_are_reused_once_free() -> None
     assert result.nodes_added == 4
 
 
-def test_per_pod_baseline_holds_gpus_idle_in_partial_starts() -> None:
+def test_per_pod_baseline_alternates_the_pods_of_gangs_created_together() -> None:
+    """Two 3-pod gangs created together on four nodes: kube-scheduler's queue (priority, then creation)
+    takes a's first pod, b's first, a's second, b's second; neither ever has three, and all 32 GPUs stay
+    held idle to the horizon. With gangs, a runs first and b after it, and nothing is held idle."""
     jobs = [gang("a", 3, zone=False), gang("b", 3, zone=False)]
     gangs = _result(jobs)
     pods = _result(jobs, mode=Mode.POD)
     by_name = {j.request.name: j for j in pods.jobs}
+    assert [by_name[n].never_started for n in "ab"] == [NeverStarted.PARTIAL, NeverStarted.PARTIAL]
+    assert [by_name[n].most_pods_held for n in "ab"] == [2, 2]
+    assert [by_name[n].pods_held_at_end for n in "ab"] == [2, 2]
+    assert pods.idle_held_gpu_seconds == 32 * HOURS > 0
+    assert pods.busy_gpu_seconds == 0
+    assert [started_minutes(j) for j in gangs.jobs] == [0, 60]
+    assert gangs.idle_held_gpu_seconds == 0
+
+
+def test_per_pod_baseline_queues_an_earlier_gangs_pods_first() -> None:
+    """Created a minute apart, a's pods are all ahead of b's: a runs, one of b's pods holds a node for a's hour."""
+    jobs = [gang("a", 3, zone=False), gang("b", 3, zone=False, at_minutes=1)]
+    pods = _result(jobs, mode=Mode.POD)
+    by_name = {j.request.name: j for j in pods.jobs}
     assert started_minutes(by_name["a"]) == 0
     assert started_minutes(by_name["b"]) == 60
-    assert pods.idle_held_gpu_seconds == 8 * 3600  # one of b's pods held a node for a's hour
-    assert gangs.idle_held_gpu_seconds == 0
-    assert gangs.busy_gpu_seconds == pods.busy_gpu_seconds == 2 * 24 * 3600
+    assert pods.idle_held_gpu_seconds == 8 * 59 * 60  # from minute 1 to a's end at 60
+    assert pods.busy_gpu_seconds == 2 * 24 * 3600
+
+
+def test_per_pod_baseline_counts_one_preemption_per_episode() -> None:
+    """A 2-pod deadline run evicts two pods of a 4-pod gang at one instant: one preemption of two pods, as the
+    gang exporter counts (``gang_podgroup_preemptions_total``); with gangs the whole gang goes, once."""
+    jobs = [
+        gang("low", 4, tier=Tier.OPPORTUNISTIC, zone=False, minutes=120),
+        gang("high", 2, tier=Tier.DEADLINE, zone=False, at_minutes=30),
+    ]
+    for mode, pods in ((Mode.POD, 2), (Mode.GANG, 4)):
+        low = next(j for j in _result(jobs, mode=mode).jobs if j.request.name == "low")
+        assert (mode, low.preemptions, low.preempted_pods) == (mode, 1, pods)
+        assert (low.starts, low.last_started_seconds) == (2, 90 * 60)  # restarts when high ends
+        assert low.completed_seconds == (90 + 120) * 60
 
 
 def test_elastic_gang_starts_with_what_fits_above_its_minimum() -> None:
@@ -187,3 +220,23 @@ def test_capacity_block_nodes_exist_only_inside_the_window() -> None:
 def test_same_jobs_same_result() -> None:
     jobs = [gang(f"g{i}", 1 + i % 3, zone=bool(i % 2), at_minutes=i * 7, tier=list(Tier)[i % 4]) for i in range(20)]
     assert _result(jobs) == _result(jobs)
+
+
+@pytest.mark.parametrize("hours", [4, 48, 168])
+def test_a_gang_starts_when_a_preemption_frees_room_whatever_the_sampling_step(hours: int) -> None:
+    """At 30 minutes a 2-node deadline run evicts a 4-node gang; the 2-node gang waiting since minute 10
+    takes the other two nodes at that instant (1800 s), not at the next sample tick (every 1, 6 or 20
+    minutes for 4, 48 or 168 hours). The evicted gang restarts when both end, at 90 minutes."""
+    jobs = [
+        gang("low", 4, tier=Tier.OPPORTUNISTIC, zone=False, minutes=120),
+        gang("waiting", 2, tier=Tier.OPPORTUNISTIC, zone=False, at_minutes=10),
+        gang("deadline", 2, tier=Tier.DEADLINE, zone=False, at_minutes=30),
+    ]
+    horizon = hours * 3600
+    result = Simulation(cluster(STATIC), jobs, horizon_seconds=horizon, sample_seconds=sample_seconds(horizon)).run()
+    found = {j.request.name: (j.scheduled_seconds, j.completed_seconds, j.preemptions) for j in result.jobs}
+    assert found == {
+        "low": (0.0, (90 + 120) * 60, 1),
+        "waiting": (1800.0, 90 * 60, 0),
+        "deadline": (1800.0, 90 * 60, 0),
+    }
