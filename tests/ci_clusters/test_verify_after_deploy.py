@@ -11,6 +11,7 @@ from config.files import read_yaml_file
 from config.load import REPO_ROOT
 from tests.ci_clusters.test_cluster_context import CI_ARN, kubeconfig
 from tests.ci_clusters.test_verify import FakeKube, payload
+from tests.environments import workload_aware_data
 
 GATES = ["GenericWorkload", "TopologyAwareWorkloadScheduling"]
 
@@ -29,8 +30,7 @@ def _cluster() -> FakeKube:
 
 
 def _config(tmp_path: Path, gates: list[str]) -> Path:
-    data = read_yaml_file(REPO_ROOT / "environments" / "ci.yaml")
-    data["feature_gates"] = {"control_plane": gates, "acknowledge_served_beyond_eks": gates}
+    data = workload_aware_data(read_yaml_file(REPO_ROOT / "environments" / "ci.yaml"), control_plane=gates, kubelet=())
     path = tmp_path / "ci-workload-aware.yaml"
     path.write_text(yaml.safe_dump(data))
     return path
