@@ -183,20 +183,24 @@ pytest: $(TEST_STAMP) $(LAUNCHER_STAMP)  ## The tests, on every core (pytest-xdi
 cdk-synth: $(STAMP) $(NODE_STAMP)  ## cdk synth through cdk.json (the CDK CLI way)
 	$(CDK) synth $(CDK_SELECT) --quiet
 
-# Each asks first whether any AWS credentials are set (cli/aws_access.py: one line that says what to set).
-diff: $(STAMP) $(NODE_STAMP)  ## cdk diff ENV against the deployed stacks
+# Each asks first whether any AWS credentials are set (cli/aws_access.py: one line that says what to set),
+# before the CDK CLI is installed or started.
+diff: $(STAMP)  ## cdk diff ENV against the deployed stacks
 	@$(PY) -m cli.aws_access diff $(SELECT) $(RUN_SELECT)
+	@$(MAKE) --no-print-directory $(NODE_STAMP)
 	$(CDK) diff $(CDK_SELECT)
 
 # A gate is checked only once the cluster and its capacity exist: a missing one fails this last step and
 # leaves the cluster up (the stack itself never probes a gate).
-deploy: $(STAMP) $(NODE_STAMP)  ## cdk deploy ENV (needs AWS credentials and Docker: make preflight checks both), then make verify
+deploy: $(STAMP)  ## cdk deploy ENV (needs AWS credentials and Docker: make preflight checks both), then make verify
 	@$(PY) -m cli.aws_access deploy $(SELECT) $(RUN_SELECT)
+	@$(MAKE) --no-print-directory $(NODE_STAMP)
 	$(CDK) deploy $(CDK_SELECT) --all --require-approval $(APPROVAL)
 	$(PY) -m cli.verify $(SELECT) $(RUN_SELECT) $(if $(wildcard dist/$(ENV)),--expect-from dist/$(ENV)) $(CLUSTER_SELECT) --after-deploy
 
-destroy: $(STAMP) $(NODE_STAMP)  ## cdk destroy ENV (--force: never asks)
+destroy: $(STAMP)  ## cdk destroy ENV (--force: never asks)
 	@$(PY) -m cli.aws_access destroy $(SELECT) $(RUN_SELECT)
+	@$(MAKE) --no-print-directory $(NODE_STAMP)
 	$(CDK) destroy $(CDK_SELECT) --all --force
 
 bench: $(STAMP) $(JS_PEER_STAMP)  ## What users wait for, as ratios from one interleaved run (FLEET=1: also 10,000 runs)

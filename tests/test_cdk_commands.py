@@ -38,7 +38,8 @@ def _no_credentials(home: Path) -> dict[str, str]:
 @pytest.mark.parametrize("command", ["deploy", "diff"])
 def test_fails_make_deploy_and_diff_without_credentials_in_one_line(command: str, tmp_path: Path) -> None:
     result = subprocess.run(
-        ["make", "--no-print-directory", command, "ENV=dev"],
+        # This interpreter's virtualenv: a copy of the checkout (CI's) has none of its own.
+        ["make", "--no-print-directory", command, "ENV=dev", f"VENV={sys.prefix}"],
         cwd=REPO_ROOT,
         env=_no_credentials(tmp_path),
         capture_output=True,
