@@ -30,9 +30,11 @@ WORKLOAD_AWARE_GATES = (
     "WorkloadWithJob",
     "CompositePodGroup",
     "DRAWorkloadResourceClaims",
-    "PodGroupPreemptionPolicy",
 )
-"""The issue's five gates, plus PodGroupPreemptionPolicy, which prod-example declares."""
+"""The workload-aware set. An environment that declares more (prod-example: PodGroupPreemptionPolicy)
+gets them on top (``for_declared_gates``), never by default: with PodGroupPreemptionPolicy on, the
+1.37 API server refuses a PodGroup that leaves ``preemptionPolicy`` unset under a ``Never``
+PriorityClass (the default ``PreemptLowerPriority`` contradicts what Priority admission computes)."""
 
 
 @dataclass(frozen=True)
@@ -74,8 +76,12 @@ def configuration(name: str) -> Configuration:
 
 
 def for_declared_gates(control_plane_gates: tuple[str, ...] | list[str]) -> Configuration:
-    """The configuration an environment claims: workload-aware when it declares GenericWorkload, else eks."""
-    return CONFIGURATIONS[ConfigName.WORKLOAD_AWARE if "GenericWorkload" in control_plane_gates else ConfigName.EKS]
+    """The configuration an environment claims: workload-aware when it declares GenericWorkload (plus any
+    further control-plane gate it declares), else eks."""
+    if "GenericWorkload" not in control_plane_gates:
+        return CONFIGURATIONS[ConfigName.EKS]
+    extra = tuple(g for g in control_plane_gates if g not in WORKLOAD_AWARE_GATES)
+    return Configuration(ConfigName.WORKLOAD_AWARE, WORKLOAD_AWARE_GATES + extra)
 
 
 def scheduler_config(kubeconfig: str) -> str:

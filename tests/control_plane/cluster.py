@@ -185,16 +185,21 @@ def missing_fields(sent: Any, back: Any, path: str = "") -> list[str]:
         out: list[str] = []
         for key, value in sent.items():
             if key not in back:
+                if value is False or value == 0 or value == "" or value == []:
+                    continue  # a zero value the server omits (omitempty) reads back as the same default
                 out.append(f"{path}.{key}")
             else:
                 out += missing_fields(value, back[key], f"{path}.{key}")
         return out
     if isinstance(sent, list):
-        if not isinstance(back, list) or len(back) != len(sent):
-            return [f"{path}[] (sent {len(sent)} items, read {len(back) if isinstance(back, list) else back!r})"]
-        return [
-            p for i, (a, b) in enumerate(zip(sent, back, strict=True)) for p in missing_fields(a, b, f"{path}[{i}]")
-        ]
+        if not isinstance(back, list):
+            return [f"{path}[] (read {back!r})"]
+        if len(back) == len(sent):  # in order
+            return [
+                p for i, (a, b) in enumerate(zip(sent, back, strict=True)) for p in missing_fields(a, b, f"{path}[{i}]")
+            ]
+        # the server added items (DefaultTolerationSeconds' tolerations, say): every sent item must be there
+        return [f"{path}[{i}] (not read back)" for i, a in enumerate(sent) if all(missing_fields(a, b) for b in back)]
     if sent != back and str(sent) != str(back) and not _same_quantity(sent, back):
         return [f"{path} (sent {sent!r}, read {back!r})"]
     return []
@@ -248,7 +253,9 @@ def add_node(cluster: Cluster, name: str, *, labels: dict[str, str] | None = Non
     except ApiError as error:
         if error.status != 409:
             raise
-    cluster.request("PATCH", cluster.path(obj), body={"spec": {"taints": None}}, content_type="application/merge-patch+json")
+    cluster.request(
+        "PATCH", cluster.path(obj), body={"spec": {"taints": None}}, content_type="application/merge-patch+json"
+    )
     return cluster.patch_status(obj, node_status(**status))
 
 

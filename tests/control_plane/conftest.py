@@ -9,13 +9,13 @@ loopback. Without Go the tier skips with the reason; ``GPU_PLATFORM_REQUIRE_CONT
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
 from control_plane import ControlPlaneError
 from control_plane.build import build
-from control_plane.configs import ConfigName, configuration
+from control_plane.configs import ConfigName, Configuration, configuration
 from control_plane.run import ControlPlane
 from tests.control_plane.cluster import Cluster
 
@@ -28,33 +28,37 @@ def _unavailable(reason: str) -> None:
     pytest.skip(f"control plane unavailable: {reason}")
 
 
+PlaneFor = Callable[[Configuration], ControlPlane]
+
+
 @pytest.fixture(scope="session")
-def control_plane_factory() -> Iterator[dict[ConfigName, ControlPlane]]:
-    """Started control planes by configuration (each started on first use, stopped at session end)."""
-    started: dict[ConfigName, ControlPlane] = {}
-    yield started
+def plane_for() -> Iterator[PlaneFor]:
+    """``plane_for(configuration)``: a control plane in that configuration, started on first use in this
+    test process and stopped at the end of the session (also on Ctrl-C: ``ControlPlane`` handles SIGINT
+    and SIGTERM, and its programs die with this process)."""
+    started: dict[Configuration, ControlPlane] = {}
+
+    def get(config: Configuration) -> ControlPlane:
+        if config not in started:
+            try:
+                started[config] = ControlPlane(build(), config).start()
+            except ControlPlaneError as error:
+                _unavailable(str(error))
+        return started[config]
+
+    yield get
     for plane in started.values():
         plane.stop()
 
 
-def _plane(factory: dict[ConfigName, ControlPlane], name: ConfigName) -> ControlPlane:
-    if name not in factory:
-        try:
-            binaries = build()
-            factory[name] = ControlPlane(binaries, configuration(name.value)).start()
-        except ControlPlaneError as error:
-            _unavailable(str(error))
-    return factory[name]
+@pytest.fixture(scope="session")
+def eks_plane(plane_for: PlaneFor) -> ControlPlane:
+    return plane_for(configuration(ConfigName.EKS.value))
 
 
 @pytest.fixture(scope="session")
-def eks_plane(control_plane_factory: dict[ConfigName, ControlPlane]) -> ControlPlane:
-    return _plane(control_plane_factory, ConfigName.EKS)
-
-
-@pytest.fixture(scope="session")
-def workload_plane(control_plane_factory: dict[ConfigName, ControlPlane]) -> ControlPlane:
-    return _plane(control_plane_factory, ConfigName.WORKLOAD_AWARE)
+def workload_plane(plane_for: PlaneFor) -> ControlPlane:
+    return plane_for(configuration(ConfigName.WORKLOAD_AWARE.value))
 
 
 @pytest.fixture(scope="session")

@@ -8,20 +8,20 @@ from pathlib import Path
 from typing import Any
 
 from config import load_environment
-from control_plane.configs import ConfigName, for_declared_gates
+from control_plane.configs import ConfigName, Configuration, for_declared_gates
 from tests.conftest import EXAMPLE_ENVIRONMENTS
 
 DIST = Path(__file__).resolve().parents[2] / "dist"
 
 
 @cache
-def claimed(env_name: str) -> ConfigName:
+def claimed(env_name: str) -> Configuration:
     """The configuration ``env_name`` claims: from its declared control-plane gates, never per name."""
-    return for_declared_gates(load_environment(name=env_name).feature_gates.control_plane).name
+    return for_declared_gates(load_environment(name=env_name).feature_gates.control_plane)
 
 
 def claiming(config: ConfigName) -> list[str]:
-    return [e for e in EXAMPLE_ENVIRONMENTS if claimed(e) is config]
+    return [e for e in EXAMPLE_ENVIRONMENTS if claimed(e).name is config]
 
 
 def with_gates(data: dict[str, Any], gates: list[str]) -> dict[str, Any]:

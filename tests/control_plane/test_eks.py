@@ -16,9 +16,10 @@ from control_plane.configs import ConfigName
 from control_plane.pins import KUBERNETES
 from control_plane.run import ControlPlane
 from tests.conftest import REFERENCE, env_from, require_reference
-from tests.control_plane.apply import CRD_KINDS, apply_all, delete_all, dist_objects, install_crds, needs_crd
+from tests.control_plane.apply import CRD_KINDS, check_applied, dist_objects, needs_crd
 from tests.control_plane.cluster import Cluster, Obj, add_node, cleanup, resource_slice, wait_until
-from tests.control_plane.environments import DIST, claiming, with_gates
+from tests.control_plane.conftest import PlaneFor
+from tests.control_plane.environments import DIST, claimed, claiming, with_gates
 from tests.control_plane.nvidia import every_kind_of_device
 
 EKS_ENVIRONMENTS = claiming(ConfigName.EKS)
@@ -54,31 +55,20 @@ def test_a_gated_field_is_dropped_not_refused(eks: Cluster) -> None:
     assert "scheduling" not in answer["spec"]
 
 
-def _check_applied(cluster: Cluster, objects: list[Obj], *, reference_kinds: bool) -> None:
-    if reference_kinds:
-        install_crds(cluster, REFERENCE, {(o["apiVersion"], o["kind"]) for o in objects})
-    applied = apply_all(cluster, objects)
-    try:
-        assert applied.refused == {}
-        assert applied.dropped == {}
-        assert len(applied.objects) == len(objects)
-    finally:
-        delete_all(cluster, applied.objects)
-
-
 @pytest.mark.parametrize("env_name", EKS_ENVIRONMENTS)
-def test_every_rendered_object_applies_strictly_and_reads_back(eks: Cluster, env_name: str) -> None:
+def test_every_rendered_object_applies_strictly_and_reads_back(plane_for: PlaneFor, env_name: str) -> None:
+    """``dist/<env>/`` on the configuration the environment claims (its declared gates)."""
     objects = [o for o in dist_objects(DIST / env_name) if not needs_crd(o)]
-    _check_applied(eks, objects, reference_kinds=False)
+    check_applied(Cluster(plane_for(claimed(env_name)).kubeconfig), objects)
 
 
 @pytest.mark.reference
 @pytest.mark.parametrize("env_name", EKS_ENVIRONMENTS)
-def test_objects_of_reference_crds_apply_strictly_and_read_back(eks: Cluster, env_name: str) -> None:
+def test_objects_of_reference_crds_apply_strictly_and_read_back(plane_for: PlaneFor, env_name: str) -> None:
     objects = [o for o in dist_objects(DIST / env_name) if needs_crd(o)]
     for key in {(o["apiVersion"], o["kind"]) for o in objects}:
         require_reference(REFERENCE / CRD_KINDS[key])
-    _check_applied(eks, objects, reference_kinds=True)
+    check_applied(Cluster(plane_for(claimed(env_name)).kubeconfig), objects, reference=REFERENCE)
 
 
 def test_fallback_form_of_an_environment_without_workload_gates_applies(eks: Cluster, dev_data: dict[str, Any]) -> None:
@@ -92,7 +82,7 @@ def test_fallback_form_of_an_environment_without_workload_gates_applies(eks: Clu
     except ConfigError as error:
         pytest.skip(f"the kit renders no form without the workload gates: {error}")
     objects = [o for o in rendered.all_objects() if not needs_crd(o)]
-    _check_applied(eks, objects, reference_kinds=False)
+    check_applied(eks, objects)
 
 
 # --- DRA: each platform DeviceClass gets exactly the devices it names --------------------------------
