@@ -99,12 +99,20 @@ def test_workload_aware_gates_go_to_the_components_the_gate_table_names() -> Non
     for gate in wa.gates:
         for component in (Component.APISERVER, Component.SCHEDULER, Component.CONTROLLER_MANAGER):
             on = f"{gate}=true" in wa.feature_gates(component).split(",")
-            assert on == (component in FEATURE_GATES[gate].components), (gate, component)
+            needed_by = {
+                g for g in wa.gates if component in FEATURE_GATES[g].components and gate in FEATURE_GATES[g].depends_on
+            }
+            assert on == (component in FEATURE_GATES[gate].components or bool(needed_by)), (gate, component)
+    # kube-controller-manager 1.37 refuses CompositePodGroup without the gate it depends on
+    assert "TopologyAwareWorkloadScheduling=true" in wa.feature_gates(Component.CONTROLLER_MANAGER).split(",")
 
 
 def test_the_configuration_an_environment_claims_follows_its_declared_gates() -> None:
-    assert configs.for_declared_gates(["GenericWorkload", "WorkloadWithJob"]).name is ConfigName.WORKLOAD_AWARE
+    assert configs.for_declared_gates(["GenericWorkload", "WorkloadWithJob"]) == configs.configuration("workload-aware")
     assert configs.for_declared_gates([]).name is ConfigName.EKS
+    extra = configs.for_declared_gates(["GenericWorkload", "PodGroupPreemptionPolicy"])
+    assert extra.name is ConfigName.WORKLOAD_AWARE
+    assert extra.gates == (*configs.WORKLOAD_AWARE_GATES, "PodGroupPreemptionPolicy")
 
 
 def test_fails_on_an_unknown_configuration_name_with_the_choices() -> None:

@@ -223,7 +223,7 @@ def _nodes_of(cluster: Cluster, pods: list[Obj]) -> list[Obj]:
 
 
 def simulated(scenario: Scenario) -> Outcome:
-    """What ``make simulate``'s engine does with the scenario (the running gangs first, the arriving one a minute later)."""
+    """What ``make simulate``'s engine does with the scenario (running gangs first, the arriving one a minute later)."""
     from catalog.priority_tiers import Tier
     from simulation.engine.simulate import Mode, Simulation
     from tests.simulation.scenario import NODE_POD, cluster, gang
