@@ -186,12 +186,25 @@ def run_on_scheduler(cluster: Cluster, scenario: Scenario) -> Observed:
             for obj in objects:
                 cluster.create(obj)
 
-            def settled() -> bool:
-                return len(_bound(cluster, arriving)) == arriving.pods or _unschedulable(cluster, arriving)
+            def scheduled_or_refused(pod: Obj) -> bool:
+                conditions = pod.get("status", {}).get("conditions", [])
+                return bool(pod["spec"].get("nodeName")) or any(
+                    c["type"] == "PodScheduled" and c["status"] == "False" for c in conditions
+                )
 
-            wait_until(settled, timeout_s=45)
+            def settled() -> bool:
+                pods = _pods(cluster, arriving)
+                bound = _bound(cluster, arriving)
+                return (
+                    len(bound) == arriving.pods
+                    or _unschedulable(cluster, arriving)
+                    or (len(bound) >= arriving.minimum and all(scheduled_or_refused(p) for p in pods))
+                )
+
+            # A gang with fewer Pods than its minCount is never attempted: nothing to wait for but a window.
+            wait_until(settled, timeout_s=45 if arriving.pods >= arriving.minimum else 10)
             if len(_bound(cluster, arriving)) < arriving.pods:  # Unschedulable: let it retry (after preemption)
-                settle_s = 20.0 if scenario.running else 3.0
+                settle_s = 12.0 if scenario.running else 3.0
                 wait_until(lambda: len(_bound(cluster, arriving)) == arriving.pods, timeout_s=settle_s)
             bound = _bound(cluster, arriving)
             zones = {n["metadata"]["labels"][ZONE_KEY] for n in _nodes_of(cluster, bound)}

@@ -19,6 +19,7 @@ from tests.conftest import REFERENCE, env_from, require_reference
 from tests.control_plane.apply import CRD_KINDS, check_applied, dist_objects, needs_crd
 from tests.control_plane.cluster import Cluster, Obj, add_node, cleanup, resource_slice, wait_until
 from tests.control_plane.conftest import PlaneFor
+from tests.control_plane.driver import prepare_for_verify
 from tests.control_plane.environments import DIST, claimed, claiming, with_gates
 from tests.control_plane.nvidia import every_kind_of_device
 
@@ -65,8 +66,9 @@ def test_every_rendered_object_applies_strictly_and_reads_back(plane_for: PlaneF
 @pytest.mark.reference
 @pytest.mark.parametrize("env_name", EKS_ENVIRONMENTS)
 def test_objects_of_reference_crds_apply_strictly_and_read_back(plane_for: PlaneFor, env_name: str) -> None:
-    objects = [o for o in dist_objects(DIST / env_name) if needs_crd(o)]
-    for key in {(o["apiVersion"], o["kind"]) for o in objects}:
+    everything = dist_objects(DIST / env_name)
+    objects = [o for o in everything if needs_crd(o) or o["kind"] == "Namespace"]
+    for key in {(o["apiVersion"], o["kind"]) for o in objects if needs_crd(o)}:
         require_reference(REFERENCE / CRD_KINDS[key])
     check_applied(Cluster(plane_for(claimed(env_name)).kubeconfig), objects, reference=REFERENCE)
 
@@ -209,14 +211,22 @@ def test_a_broken_selector_is_caught_by_the_real_scheduler(eks: Cluster) -> None
 
 
 def test_verify_reports_the_missing_gates_in_the_eks_configuration(
-    eks_plane: ControlPlane, capsys: pytest.CaptureFixture[str]
+    eks_plane: ControlPlane, eks: Cluster, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """``make verify ENV=dev`` (its code path: ``cli.verify.main``) against the eks configuration."""
     from cli import verify
 
-    code = verify.main(["--env", "dev", "--kubeconfig", str(eks_plane.kubeconfig)])
+    created = prepare_for_verify(eks)
+    try:
+        code = verify.main(
+            ["--env", "dev", "--expect-from", str(DIST / "dev"), "--kubeconfig", str(eks_plane.kubeconfig)]
+        )
+    finally:
+        cleanup(eks, created)
     out = capsys.readouterr().out
     print(out)
     assert code == 1
-    assert "scheduling.k8s.io/v1beta1" in out
-    for gate in ("GenericWorkload", "TopologyAwareWorkloadScheduling", "WorkloadWithJob"):
-        assert gate in out
+    failed = {line.split()[1] for line in out.splitlines() if " FAIL " in line}
+    gates = {"GenericWorkload", "TopologyAwareWorkloadScheduling", "WorkloadWithJob", "DRAWorkloadResourceClaims"}
+    assert failed == {"scheduling.k8s.io/v1beta1", *gates}
+    assert out.rstrip().endswith("11 ok, 0 warn, 5 fail, 0 skip")

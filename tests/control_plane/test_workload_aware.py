@@ -16,8 +16,9 @@ from control_plane.run import ControlPlane
 from tests import test_admission_policies as kit
 from tests.conftest import REFERENCE, env_from, require_reference
 from tests.control_plane.apply import CRD_KINDS, apply_all, check_applied, delete_all, dist_objects, needs_crd
-from tests.control_plane.cluster import ApiError, Cluster, Obj, wait_until
+from tests.control_plane.cluster import ApiError, Cluster, Obj, cleanup, wait_until
 from tests.control_plane.conftest import PlaneFor
+from tests.control_plane.driver import prepare_for_verify
 from tests.control_plane.environments import DIST, claimed, claiming, with_gates
 from tests.control_plane.gangs import (
     NAMESPACE,
@@ -49,8 +50,9 @@ def test_every_rendered_object_applies_strictly_and_reads_back(plane_for: PlaneF
 @pytest.mark.reference
 @pytest.mark.parametrize("env_name", WORKLOAD_ENVIRONMENTS)
 def test_objects_of_reference_crds_apply_strictly_and_read_back(plane_for: PlaneFor, env_name: str) -> None:
-    objects = [o for o in dist_objects(DIST / env_name) if needs_crd(o)]
-    for key in {(o["apiVersion"], o["kind"]) for o in objects}:
+    everything = dist_objects(DIST / env_name)
+    objects = [o for o in everything if needs_crd(o) or o["kind"] == "Namespace"]
+    for key in {(o["apiVersion"], o["kind"]) for o in objects if needs_crd(o)}:
         require_reference(REFERENCE / CRD_KINDS[key])
     check_applied(Cluster(plane_for(claimed(env_name)).kubeconfig), objects, reference=REFERENCE)
 
@@ -238,10 +240,14 @@ AGREEMENT: dict[str, tuple[Outcome, Outcome, str]] = {
 """The README's agreement table ("A real control plane"), as the tests find it."""
 
 
+TIER_GRANTS = {"gpu-platform.io/tier-deadline": "allowed", "gpu-platform.io/tier-critical": "allowed"}
+
+
 @pytest.fixture(scope="module")
 def gang_cluster(workload_aware: Cluster) -> Any:
     objects = [
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}},
+        # granted the scarce tiers, as a team namespace would be (the admission tests' policies may be in force)
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE, "labels": TIER_GRANTS}},
         *dist_objects_file("priority-classes.yaml"),
         *[o for o in dist_objects_file("device-classes.yaml") if o["metadata"]["name"] == "h100-80gb.gpu-platform.io"],
     ]
@@ -277,13 +283,20 @@ def test_a_broken_min_count_is_caught_by_the_real_scheduler(gang_cluster: Cluste
 
 
 def test_verify_reports_every_gate_present_in_the_workload_aware_configuration(
-    workload_plane: ControlPlane, capsys: pytest.CaptureFixture[str]
+    workload_plane: ControlPlane, workload_aware: Cluster, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """``make verify ENV=dev`` (its code path: ``cli.verify.main``) against the workload-aware configuration."""
     from cli import verify
 
-    code = verify.main(["--env", "dev", "--kubeconfig", str(workload_plane.kubeconfig)])
+    created = prepare_for_verify(workload_aware)
+    try:
+        argv = ["--env", "dev", "--expect-from", str(DIST / "dev"), "--kubeconfig", str(workload_plane.kubeconfig)]
+        code = verify.main(argv)
+    finally:
+        cleanup(workload_aware, created)
     out = capsys.readouterr().out
     print(out)
-    for gate in ("GenericWorkload", "TopologyAwareWorkloadScheduling", "WorkloadWithJob"):
-        assert gate in out
-    assert "missing" not in out.lower() or code == 0
+    assert code == 0
+    for gate in ("GenericWorkload", "TopologyAwareWorkloadScheduling", "WorkloadWithJob", "DRAWorkloadResourceClaims"):
+        assert any(line.startswith(f"gate           {gate} ") and " OK " in line for line in out.splitlines()), gate
+    assert out.rstrip().endswith("16 ok, 0 warn, 0 fail, 0 skip")
