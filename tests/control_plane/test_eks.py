@@ -230,3 +230,23 @@ def test_verify_reports_the_missing_gates_in_the_eks_configuration(
     gates = {"GenericWorkload", "TopologyAwareWorkloadScheduling", "WorkloadWithJob", "DRAWorkloadResourceClaims"}
     assert failed == {"scheduling.k8s.io/v1beta1", *gates}
     assert out.rstrip().endswith("11 ok, 0 warn, 5 fail, 0 skip")
+
+
+def test_a_port_in_use_fails_in_one_line_and_leaves_nothing_behind(
+    eks_plane: ControlPlane, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    from control_plane import ControlPlaneError, run
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        monkeypatch.setattr(run, "free_port", lambda: taken.getsockname()[1])
+        plane = run.ControlPlane(eks_plane.binaries, eks_plane.configuration)
+        with pytest.raises(ControlPlaneError) as raised:
+            plane.start(timeout_s=20)
+    assert str(raised.value).startswith("etcd could not listen: a port was taken (address already in use); fix: see ")
+    assert "\n" not in str(raised.value)
+    assert plane.processes == {}
+    assert not plane.dir.exists()
