@@ -130,9 +130,12 @@ class ControlPlane:
 
     # --- lifecycle -------------------------------------------------------------------------------
 
-    def start(self, *, timeout_s: float = READY_TIMEOUT_S) -> ControlPlane:
+    def start(self, *, timeout_s: float = READY_TIMEOUT_S, handle_signals: bool = True) -> ControlPlane:
+        """Start every program; ``handle_signals``: also stop on SIGINT/SIGTERM/SIGHUP (the command does; a
+        test run leaves Ctrl-C to pytest, whose fixture teardown stops the control plane)."""
         atexit.register(self.stop)
-        self._install_signal_handlers()
+        if handle_signals:
+            self._install_signal_handlers()
         try:
             make_certificates(self.dir)
             (self.dir / "tokens.csv").write_text(f"{self.token},admin,admin,system:masters\n")

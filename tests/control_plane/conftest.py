@@ -9,7 +9,10 @@ loopback. Without Go the tier skips with the reason; ``GPU_PLATFORM_REQUIRE_CONT
 from __future__ import annotations
 
 import os
+import signal
+import threading
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -37,18 +40,35 @@ def plane_for() -> Iterator[PlaneFor]:
     test process and stopped at the end of the session (also on Ctrl-C: ``ControlPlane`` handles SIGINT
     and SIGTERM, and its programs die with this process)."""
     started: dict[Configuration, ControlPlane] = {}
+    previous = _sigterm_as_interrupt()
 
     def get(config: Configuration) -> ControlPlane:
         if config not in started:
             try:
-                started[config] = ControlPlane(build(), config).start()
+                started[config] = ControlPlane(build(), config).start(handle_signals=False)
             except ControlPlaneError as error:
                 _unavailable(str(error))
         return started[config]
 
-    yield get
-    for plane in started.values():
-        plane.stop()
+    try:
+        yield get
+    finally:
+        for plane in started.values():
+            plane.stop()
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def _sigterm_as_interrupt() -> Any:
+    """SIGTERM as Ctrl-C, so pytest's teardown stops the control planes and removes their directories
+    (a SIGKILL still stops the programs: they die with this process, ``PR_SET_PDEATHSIG``)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _interrupt)
 
 
 @pytest.fixture(scope="session")
