@@ -229,8 +229,15 @@ def node(
     }
 
 
-def node_status(*, cpu: str = "96", memory: str = "1024Gi", pods: str = "110", address: str = "127.0.0.2") -> Obj:
-    resources = {"cpu": cpu, "memory": memory, "pods": pods}
+def node_status(
+    *,
+    cpu: str = "96",
+    memory: str = "1024Gi",
+    pods: str = "110",
+    address: str = "127.0.0.2",
+    extra: dict[str, str] | None = None,
+) -> Obj:
+    resources = {"cpu": cpu, "memory": memory, "pods": pods, **(extra or {})}
     now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     return {
         "capacity": resources,
@@ -243,7 +250,7 @@ def node_status(*, cpu: str = "96", memory: str = "1024Gi", pods: str = "110", a
     }  # fmt: skip
 
 
-def add_node(cluster: Cluster, name: str, *, labels: dict[str, str] | None = None, **status: str) -> Obj:
+def add_node(cluster: Cluster, name: str, *, labels: dict[str, str] | None = None, **status: Any) -> Obj:
     """A Ready fake node. The API server's TaintNodesByCondition admission gives every new Node the
     ``node.kubernetes.io/not-ready`` taint, which the node-lifecycle controller (off here: no kubelet)
     would lift once the node reports Ready; the test lifts it instead."""
