@@ -121,7 +121,7 @@ class FakeKubelet:
     def _run(self) -> None:
         while not self._stop.wait(0.3):
             try:
-                for pod in self.cluster.list("v1", "Pod", NAMESPACE):
+                for pod in self.cluster.list("v1", "Pod"):
                     if pod["metadata"].get("deletionTimestamp"):
                         self.cluster.delete(pod | {"apiVersion": "v1", "kind": "Pod"})
             except ApiError:
