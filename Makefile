@@ -253,3 +253,23 @@ simulate: $(SIM_STAMP)  ## Simulate MIX (mixes/<MIX>.yaml) on ENV [SEED= HOURS=]
 
 loadtest: $(SIM_STAMP)  ## Submit MIX, scaled down, to a live cluster [SCALE= MINUTES=]; skips (exit 0) without a kubeconfig
 	$(PY) -m cli.loadtest $(SELECT) $(RUN_SELECT) --mix $(MIX) --seed $(SEED) $(if $(SCALE),--scale $(SCALE)) $(if $(MINUTES),--minutes $(MINUTES)) $(CLUSTER_SELECT) $(ARGS)
+
+# A local Kubernetes 1.37 control plane built from upstream sources (README "A real control plane").
+.PHONY: control-plane control-plane-build
+CONTROL_PLANE_CONFIGS := eks workload-aware
+CP_CONFIG := $(if $(CONFIG),$(CONFIG),eks)
+
+# CONFIG reaches the shell only after make itself matched it against the two names (at parse time,
+# before any prerequisite runs).
+CP_CONFIG_OK := $(and $(filter 1,$(words $(CP_CONFIG))),$(filter $(CONTROL_PLANE_CONFIGS),$(CP_CONFIG)))
+ifneq ($(filter control-plane,$(MAKECMDGOALS)),)
+ifeq ($(CP_CONFIG_OK),)
+$(error control-plane: CONFIG must be eks or workload-aware)
+endif
+endif
+
+control-plane: $(STAMP)  ## Build (cached) and run a local 1.37 control plane [CONFIG=eks|workload-aware]; Ctrl-C stops it
+	$(PY) -m control_plane --config $(CP_CONFIG_OK)
+
+control-plane-build: $(STAMP)  ## Build (or find cached) the control plane's binaries
+	$(PY) -m control_plane --build-only

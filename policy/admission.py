@@ -112,12 +112,18 @@ def _named_class(node: str, var: str) -> str:
 
 
 def _workload_uses(var: str) -> str:
-    """Whether any template of a Workload's tree (flat, or composites up to the depth limit) names class ``var``."""
+    """Whether any template of a Workload's tree (flat, or composites up to the depth limit) names class ``var``.
+
+    The 1.37 API server hands admission a composite Workload with ``podGroupTemplates: null`` (the key is
+    there, so ``has()`` is true, and ``exists`` on null is an error that denies the request): every list is
+    also checked to be a list (`!= null` would do on the server, but not in the kit's CEL engine).
+    """
 
     def templates(parent: str, level: int, indent: str) -> str:
         item = f"t{level}"
         return (
-            f"(has({parent}.podGroupTemplates) && {parent}.podGroupTemplates.exists({item},\n"
+            f"(has({parent}.podGroupTemplates) && type({parent}.podGroupTemplates) == list\n"
+            f"{indent}  && {parent}.podGroupTemplates.exists({item},\n"
             f"{indent}  {_named_class(item, var)}))"
         )
 
@@ -129,7 +135,8 @@ def _workload_uses(var: str) -> str:
             parts.append(composites(item, level + 1, inner))
         body = f"\n{inner}|| ".join(parts)
         return (
-            f"(has({parent}.compositePodGroupTemplates) && {parent}.compositePodGroupTemplates.exists({item},\n"
+            f"(has({parent}.compositePodGroupTemplates) && type({parent}.compositePodGroupTemplates) == list\n"
+            f"{inner}&& {parent}.compositePodGroupTemplates.exists({item},\n"
             f"{inner}{body}))"
         )
 
