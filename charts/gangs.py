@@ -345,7 +345,9 @@ class _GangObjects:
 
     def _claim_templates(self) -> None:
         plan = self.plan
-        for role in plan.roles:
+        # A Job's Pods all come from one template, the last role's (index 0 is rank 0): only it claims.
+        roles = plan.roles[-1:] if plan.job else plan.roles
+        for role in roles:
             if role.gpus:
                 self._claim_template(_claim_template_name(plan, role), plan.device_class.name, role.gpus, role.name)
         if plan.shared_devices:

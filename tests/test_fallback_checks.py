@@ -27,3 +27,16 @@ def test_fallback_job_counts_its_parallelism(dev_data: dict[str, Any]) -> None:
     assert "scheduling" not in job["spec"]
     (finetune,) = [d for d in gpu_demands(objects) if "finetune-8b" in d.subject]
     assert finetune.all_pods == job["spec"]["parallelism"] == 2
+
+
+def test_a_job_run_renders_only_the_claim_template_its_pods_use(dev_data: dict[str, Any]) -> None:
+    objects = render_environment(env_from(dev_data)).all_objects()
+    (job,) = [o for o in objects if o["kind"] == "Job"]
+    used = {c["resourceClaimTemplateName"] for c in job["spec"]["template"]["spec"]["resourceClaims"]}
+    part_of = job["metadata"]["labels"]["app.kubernetes.io/part-of"]
+    templates = {
+        o["metadata"]["name"]
+        for o in objects
+        if o["kind"] == "ResourceClaimTemplate" and o["metadata"]["labels"]["app.kubernetes.io/part-of"] == part_of
+    }
+    assert templates == used
