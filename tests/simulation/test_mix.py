@@ -71,7 +71,7 @@ def test_sampling_is_deterministic_per_seed_and_per_class() -> None:
 
 def test_team_runs_are_standing_load_from_the_start() -> None:
     env = dev()
-    mix = load_mix(env, name="dev")
+    mix = parse_mix(env, {**copy.deepcopy(BASE), "team_runs": True})
     standing = [
         j for j in sample_jobs(env, mix, seed=1, horizon_seconds=WEEK, mix_dir=MIXES_DIR) if j.duration_seconds is None
     ]
