@@ -16,9 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from tests import yaml_files
 from tests.control_plane.cluster import ApiError, Cluster, Obj, add_node, cleanup, resource_slice, wait_until
-from tests.control_plane.environments import DIST
 from tests.control_plane.nvidia import gpu
 
 NAMESPACE = "gangs"
@@ -66,8 +64,10 @@ class Observed:
 
 
 def _template() -> list[Obj]:
-    path = DIST / "ci" / "teams" / "platform-smoke" / "gang-smoke.yaml"
-    return [d for d in yaml_files.load_all(path.read_text(encoding="utf-8")) if isinstance(d, dict)]
+    """The ``gang-smoke`` run in native form: rendered on ci's workload-aware twin (shipped ci has no Workload API)."""
+    from tests.environments import workload_aware_run
+
+    return workload_aware_run("ci", "platform-smoke", "gang-smoke")
 
 
 def gang_objects(gang: Gang, scenario: str) -> list[Obj]:
