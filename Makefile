@@ -53,6 +53,15 @@ _left_over = $(subst $(space),?,$(call _drop_chars,$(if $(5),$(subst $(space),,$
 _shown = $(subst $(newline),\n,$(call _as_written,$(1)))
 check_var = $(if $(call _left_over,$(call _as_written,$(1)),$(2),,,$(5)),$(error error: $(1): $(3) (got '$(call _shown,$(1))'); fix: $(4)))
 $(call check_var,ENV,$(NAME_CHARS),not an environment name (lowercase letters$(comma) digits and '-'; a name$(comma) never a path),use one of $(EXAMPLE_ENVS)$(comma) or CONFIG=<path> for a file)
+# `make control-plane` takes CONFIG as its configuration's name, not a file: it is matched against the
+# two names first, so a wrong value is refused with that fix rather than the file path's.
+CONTROL_PLANE_CONFIGS := eks workload-aware
+ifneq ($(filter control-plane,$(MAKECMDGOALS)),)
+_cp_config = $(call _as_written,CONFIG)
+ifeq ($(and $(filter 1,$(words $(or $(_cp_config),eks))),$(filter $(CONTROL_PLANE_CONFIGS),$(or $(_cp_config),eks))),)
+$(error error: CONFIG: not a control-plane configuration (make control-plane takes eks or workload-aware) (got '$(call _shown,CONFIG)'); fix: use CONFIG=eks or CONFIG=workload-aware, or leave CONFIG out for eks)
+endif
+endif
 $(call check_var,CONFIG,$(PATH_CHARS),not a plain file path (letters$(comma) digits$(comma) '.'$(comma) '/'$(comma) '-'$(comma) '_'$(comma) '+'),rename or link the file to such a path)
 $(call check_var,RUN_ID,$(NAME_CHARS),not a run id (lowercase letters$(comma) digits and '-'),use e.g. RUN_ID=gh1234567890-1)
 $(call check_var,ADMIN_ARN,$(ARN_CHARS),not an IAM role ARN,use e.g. ADMIN_ARN=arn:aws:iam::123456789012:role/pipeline)
@@ -256,17 +265,11 @@ loadtest: $(SIM_STAMP)  ## Submit MIX, scaled down, to a live cluster [SCALE= MI
 
 # A local Kubernetes 1.37 control plane built from upstream sources (README "A real control plane").
 .PHONY: control-plane control-plane-build
-CONTROL_PLANE_CONFIGS := eks workload-aware
 CP_CONFIG := $(if $(CONFIG),$(CONFIG),eks)
 
 # CONFIG reaches the shell only after make itself matched it against the two names (at parse time,
-# before any prerequisite runs).
+# before any prerequisite runs: see CONTROL_PLANE_CONFIGS above).
 CP_CONFIG_OK := $(and $(filter 1,$(words $(CP_CONFIG))),$(filter $(CONTROL_PLANE_CONFIGS),$(CP_CONFIG)))
-ifneq ($(filter control-plane,$(MAKECMDGOALS)),)
-ifeq ($(CP_CONFIG_OK),)
-$(error control-plane: CONFIG must be eks or workload-aware)
-endif
-endif
 
 control-plane: $(STAMP)  ## Build (cached) and run a local 1.37 control plane [CONFIG=eks|workload-aware]; Ctrl-C stops it
 	$(PY) -m control_plane --config $(CP_CONFIG_OK)

@@ -152,7 +152,10 @@ def test_make_refuses_a_configuration_it_does_not_know() -> None:
         cwd=REPO, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode != 0
-    assert "CONFIG must be eks or workload-aware" in done.stdout + done.stderr
+    assert done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert "error: CONFIG: not a control-plane configuration" in line
+    assert "(got 'eks;touch /tmp/x'); fix: use CONFIG=eks or CONFIG=workload-aware" in line
 
 
 def test_free_port_is_on_loopback_and_free() -> None:

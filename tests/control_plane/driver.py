@@ -4,6 +4,10 @@ Helm chart"): what ``make verify`` looks for before it trusts a cluster's DRA se
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import yaml
+
 from tests.control_plane.cluster import Cluster, Obj, add_node, resource_slice
 
 
@@ -45,3 +49,60 @@ def prepare_for_verify(cluster: Cluster) -> list[Obj]:
     cluster.apply(slice_)
     node_obj: Obj = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "verify-gpu-0"}}
     return [node_obj, *applied.objects, slice_]
+
+
+def kubeconfig_naming(plane_kubeconfig: Path, cluster_name: str, path: Path) -> Path:
+    """A copy of the local control plane's kubeconfig whose cluster entry and context are named
+    ``cluster_name``: what ``aws eks update-kubeconfig`` would write for a cluster of that name (bare
+    name, no ARN), so the live commands' guard (``policy/kube_context.py``) accepts it as the
+    environment's cluster. Server, CA and token are the local control plane's: the file says which
+    cluster it reaches, and that cluster stands in for ``cluster_name``."""
+    config = yaml.safe_load(plane_kubeconfig.read_text(encoding="utf-8"))
+    (cluster,) = config["clusters"]
+    (context,) = config["contexts"]
+    cluster["name"] = cluster_name
+    context["name"] = cluster_name
+    context["context"]["cluster"] = cluster_name
+    config["current-context"] = cluster_name
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    path.chmod(0o600)
+    return path
+
+
+def gate_rows(out: str) -> dict[str, str]:
+    """``make verify``'s table: the status (OK, WARN, FAIL, SKIP) of each row, keyed ``<check> <subject's first
+    word>`` (e.g. ``gate GenericWorkload``), read by the header's column positions."""
+    lines = out.splitlines()
+    header = next(line for line in lines if line.startswith("CHECK "))
+    subject_at, status_at = header.index("SUBJECT"), header.index("STATUS")
+    rows: dict[str, str] = {}
+    for line in lines:
+        check, subject = line[:subject_at].strip(), line[subject_at:status_at].split()
+        status = line[status_at:].split()[:1]
+        if check and check != "CHECK" and subject and status and status[0] in ("OK", "WARN", "FAIL", "SKIP"):
+            rows[f"{check} {subject[0]}"] = status[0]
+    return rows
+
+
+def run_verify(plane_kubeconfig: Path, tmp_path: Path, *, twin: bool) -> int:
+    """``make verify ENV=dev`` through its code path (``cli.verify.main``, which prints its table), against
+    the control plane behind ``plane_kubeconfig``: shipped dev, or (``twin``) its workload-aware twin as an
+    environment file (``make verify CONFIG=<file>``). The kubeconfig names its cluster ``gpu-dev``, the
+    environment's cluster; ``--expect-from`` is the rendered directory of what is verified."""
+    from charts.render import render_environment
+    from cli import verify
+    from config import load_environment
+    from tests.control_plane.environments import DIST
+    from tests.environments import workload_aware, write_workload_aware
+
+    env = workload_aware("dev") if twin else load_environment(name="dev")
+    kubeconfig = kubeconfig_naming(plane_kubeconfig, env.cluster.name, tmp_path / "kubeconfig")
+    if twin:
+        expect_from = tmp_path / "dist"
+        expect_from.mkdir()
+        for name, objects in render_environment(env).cluster_scoped().items():
+            (expect_from / name).write_text(yaml.safe_dump_all(objects, sort_keys=False), encoding="utf-8")
+        select = ["--config", str(write_workload_aware("dev", tmp_path / "dev-workload-aware.yaml"))]
+    else:
+        expect_from, select = DIST / "dev", ["--env", "dev"]
+    return verify.main([*select, "--expect-from", str(expect_from), "--kubeconfig", str(kubeconfig)])

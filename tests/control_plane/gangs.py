@@ -47,6 +47,7 @@ class Outcome(StrEnum):
     NONE_BOUND = "none binds"
     PREEMPTED_AND_BOUND = "preempts the running gang, binds"
     WAITS = "waits (no preemption)"
+    SOME_BOUND = "some bind and hold their GPUs, the rest wait"
 
 
 @dataclass(frozen=True)
@@ -66,8 +67,10 @@ class Observed:
 
 
 def _template() -> list[Obj]:
-    path = DIST / "ci" / "teams" / "platform-smoke" / "gang-smoke.yaml"
-    return [d for d in yaml_files.load_all(path.read_text(encoding="utf-8")) if isinstance(d, dict)]
+    """The ``gang-smoke`` run in native form: rendered on ci's workload-aware twin (shipped ci has no Workload API)."""
+    from tests.environments import workload_aware_run
+
+    return workload_aware_run("ci", "platform-smoke", "gang-smoke")
 
 
 def gang_objects(gang: Gang, scenario: str) -> list[Obj]:
@@ -108,6 +111,51 @@ def gang_objects(gang: Gang, scenario: str) -> list[Obj]:
         spec["nodeSelector"] = {SCENARIO_LABEL: scenario}
         pods.append(pod)
     return [workload, template, group, *pods]
+
+
+def _fallback_template() -> list[Obj]:
+    """The ``gang-smoke`` run in the fallback form, as shipped: ``dist/ci/`` (ci declares no Workload API gate)."""
+    path = DIST / "ci" / "teams" / "platform-smoke" / "gang-smoke.yaml"
+    return [d for d in yaml_files.load_all(path.read_text(encoding="utf-8")) if isinstance(d, dict)]
+
+
+def fallback_objects(gang: Gang, scenario: str) -> list[Obj]:
+    """The fallback run's objects resized to ``gang``: its worker ResourceClaimTemplate (one node's eight H100s)
+    and ``pods`` worker Pods, no PodGroup and no ``schedulingGroup``; with ``zone``, the run's required Pod
+    affinity on the zone (its part-of label is the gang's name), else none."""
+    source = _fallback_template()
+    worker = next(
+        o for o in source if o["kind"] == "Pod" and o["metadata"]["labels"]["gpu-platform.io/role"] == "worker"
+    )
+    assert "schedulingGroup" not in worker["spec"] and not [o for o in source if o["kind"] == "PodGroup"]
+    template = copy.deepcopy(
+        next(o for o in source if o["kind"] == "ResourceClaimTemplate" and "worker" in o["metadata"]["name"])
+    )
+    template["metadata"] = {"name": gang.name, "namespace": NAMESPACE, "labels": template["metadata"]["labels"]}
+    request = template["spec"]["spec"]["devices"]["requests"][0]["exactly"]
+    request.update(count=GPUS_PER_NODE, deviceClassName=H100_CLASS)
+    pods = []
+    for index in range(gang.pods):
+        pod = copy.deepcopy(worker)
+        labels = {"gang": gang.name, PART_OF: gang.name, "gpu-platform.io/role": "worker"}
+        pod["metadata"] = {"name": f"{gang.name}-{index}", "namespace": NAMESPACE, "labels": labels}
+        spec = pod["spec"]
+        spec.pop("hostname", None)
+        spec.pop("subdomain", None)
+        spec["priorityClassName"] = f"gpu-{gang.tier}"
+        spec["resourceClaims"] = [{"name": "gpus", "resourceClaimTemplateName": gang.name}]
+        spec["nodeSelector"] = {SCENARIO_LABEL: scenario}
+        if gang.zone:
+            (term,) = spec["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+            assert term["topologyKey"] == ZONE_KEY
+            term["labelSelector"]["matchLabels"] = {PART_OF: gang.name}
+        else:
+            spec.pop("affinity", None)
+        pods.append(pod)
+    return [template, *pods]
+
+
+PART_OF = "app.kubernetes.io/part-of"
 
 
 class FakeKubelet:
@@ -163,8 +211,10 @@ def nodes(scenario: Scenario) -> list[tuple[str, str]]:
     ]
 
 
-def run_on_scheduler(cluster: Cluster, scenario: Scenario) -> Observed:
-    """Nodes, then the running gangs (each bound before the next), then the arriving gang; what happened."""
+def run_on_scheduler(cluster: Cluster, scenario: Scenario, *, fallback: bool = False) -> Observed:
+    """Nodes, then the running gangs (each bound before the next), then the arriving gang; what happened.
+    ``fallback``: the gangs in the fallback form (``fallback_objects``), judged Pod by Pod."""
+    make_objects = fallback_objects if fallback else gang_objects
     created: list[Obj] = []
     with FakeKubelet(cluster).running():
         try:
@@ -175,13 +225,13 @@ def run_on_scheduler(cluster: Cluster, scenario: Scenario) -> Observed:
                 cluster.apply(slice_)
                 created.append(slice_)
             for gang in scenario.running:
-                objects = gang_objects(gang, scenario.name)
+                objects = make_objects(gang, scenario.name)
                 created += objects
                 for obj in objects:
                     cluster.create(obj)
                 assert wait_until(lambda g=gang: len(_bound(cluster, g)) == g.pods, timeout_s=30), gang
             arriving = scenario.arriving
-            objects = gang_objects(arriving, scenario.name)
+            objects = make_objects(arriving, scenario.name)
             created += objects
             for obj in objects:
                 cluster.create(obj)
@@ -195,6 +245,8 @@ def run_on_scheduler(cluster: Cluster, scenario: Scenario) -> Observed:
             def settled() -> bool:
                 pods = _pods(cluster, arriving)
                 bound = _bound(cluster, arriving)
+                if fallback:
+                    return all(scheduled_or_refused(p) for p in pods)
                 return (
                     len(bound) == arriving.pods
                     or _unschedulable(cluster, arriving)
@@ -211,6 +263,8 @@ def run_on_scheduler(cluster: Cluster, scenario: Scenario) -> Observed:
             victims = sum(g.pods - len(_bound(cluster, g)) for g in scenario.running)
             if len(bound) == arriving.pods:
                 outcome = Outcome.PREEMPTED_AND_BOUND if victims else Outcome.ALL_BOUND
+            elif fallback and bound:
+                outcome = Outcome.SOME_BOUND
             elif bound and len(bound) >= arriving.minimum:
                 outcome = Outcome.MINIMUM_BOUND
             else:
@@ -235,8 +289,9 @@ def _nodes_of(cluster: Cluster, pods: list[Obj]) -> list[Obj]:
 # --- the same scenarios through the simulator and the static checks ------------------------------------
 
 
-def simulated(scenario: Scenario) -> Outcome:
-    """What ``make simulate``'s engine does with the scenario (running gangs first, the arriving one a minute later)."""
+def simulated(scenario: Scenario, *, fallback: bool = False) -> Outcome:
+    """What ``make simulate``'s engine does with the scenario (running gangs first, the arriving one a minute later);
+    ``fallback``: its per-pod baseline (``Mode.POD``), which is how the fallback form schedules."""
     from catalog.priority_tiers import Tier
     from simulation.engine.simulate import Mode, Simulation
     from tests.simulation.scenario import NODE_POD, cluster, gang
@@ -249,9 +304,15 @@ def simulated(scenario: Scenario) -> Outcome:
         return dataclasses.replace(job, optional=(NODE_POD,) * (g.pods - g.minimum))
 
     jobs = [request(g, 0.0) for g in scenario.running] + [request(scenario.arriving, arrival)]
-    simulation = Simulation(cluster(env), jobs, mode=Mode.GANG, horizon_seconds=3600)
+    simulation = Simulation(cluster(env), jobs, mode=Mode.POD if fallback else Mode.GANG, horizon_seconds=3600)
     result = simulation.run()
     outcomes = {j.request.name: j for j in result.jobs}
+    if fallback:
+        job = next(j for j in simulation.jobs if j.request.name == scenario.arriving.name)
+        placed = sum(len(u.placed) for u in job.units)
+        if placed == scenario.arriving.pods:
+            return Outcome.ALL_BOUND
+        return Outcome.SOME_BOUND if placed else Outcome.NONE_BOUND
     mine = outcomes[scenario.arriving.name]
     if mine.scheduled_seconds is None or mine.scheduled_seconds > arrival * 60:
         return Outcome.WAITS if scenario.running else Outcome.NONE_BOUND
@@ -273,14 +334,17 @@ def scenario_environment(scenario: Scenario):  # type: ignore[no-untyped-def]
     return environment([h100_pool(min_size=a, max_size=a, zones=[ZONES[0]])])
 
 
-def checked(scenario: Scenario) -> str:
-    """``make check``'s verdict on the arriving gang: ``fail`` (never starts), ``warn`` or ``ok``."""
+def checked(scenario: Scenario, *, fallback: bool = False) -> str:
+    """``make check``'s verdict on the arriving gang: ``fail`` (never starts), ``warn`` or ``ok``. A fallback
+    run is the demand ``Pods/<namespace>/<run>`` (``policy.deadlocks.gpu_demands``)."""
     from policy.deadlocks import run_checks
 
     env = scenario_environment(scenario)
-    objects = [o for g in (*scenario.running, scenario.arriving) for o in gang_objects(g, scenario.name)]
+    make_objects = fallback_objects if fallback else gang_objects
+    objects = [o for g in (*scenario.running, scenario.arriving) for o in make_objects(g, scenario.name)]
     for obj in objects:  # the scenario namespace is the environment's team namespace
         obj["metadata"]["namespace"] = "research"
-    subject = f"PodGroup/research/{scenario.arriving.name}"
+    kind = "Pods" if fallback else "PodGroup"
+    subject = f"{kind}/research/{scenario.arriving.name}"
     found = [c for c in run_checks(env, objects) if c.subject == subject and c.check in ("capacity", "competition")]
     return max((c.status.value for c in found), key=("ok", "warn", "fail").index, default="ok")
