@@ -91,8 +91,9 @@ def _gates_serving(api_version: str) -> list[str]:
 
 _GANGS_OFF = "gang runs cannot start on this cluster (platform.workload_api: optional)"
 _AWS_GATES = (
-    "on EKS the control plane's gates are AWS's: use a cluster version that serves it, "
-    "drop the gates that need it from feature_gates.control_plane, or set platform.workload_api: optional"
+    "on EKS the control plane's gates are AWS's: drop the gates that need it from feature_gates.control_plane "
+    "and feature_gates.acknowledge_served_beyond_eks (gangs then render in the fallback form), or set "
+    "platform.workload_api: optional"
 )
 
 
