@@ -29,7 +29,6 @@ from config.validate_labels import check_pool_labels
 from config.validate_limits import check_acknowledgements, check_service_limits
 from config.validate_network import check_endpoint, check_network, check_region, check_zone
 from config.validate_observability import check_observability
-from policy.efa import efa_device_plugin_image, efa_pools
 from policy.gates import check_gates
 from policy.node_pools import autoscaled_pools, karpenter_efa_problem, node_group_plans, pool_scaling
 
@@ -59,8 +58,6 @@ def validate_environment(env: EnvironmentConfig, *, today: date) -> None:
         _check_efa(pool, where)
         check_capacity_block_end(pool, where, today=today)
         check_ineffective_pool_settings(pool, where)
-    if efa_pools(env):
-        efa_device_plugin_image(env.region)  # the EFA device plugin's image must exist in the Region
     _check_cluster_autoscaler(env)
     check_karpenter(env)
     check_observability(env)

@@ -15,7 +15,6 @@ from typing import Any
 from catalog.efa import EFA_HUGEPAGES_PER_NODE_MIB, EFA_LABEL, EFA_RESOURCE, EFA_SUPPORT
 from catalog.eks_registries import EFA_DEVICE_PLUGIN_REPOSITORY, EKS_REGISTRIES
 from catalog.instances import INSTANCE_TYPES
-from config.errors import ConfigError
 from config.model import EnvironmentConfig, GpuPoolConfig
 from policy.capacity import MIG_SLICES_PER_GPU
 from policy.node_pools import efa_enabled, efa_interfaces_per_node, max_nodes, tolerations_for
@@ -48,20 +47,12 @@ def efa_pools(env: EnvironmentConfig) -> tuple[GpuPoolConfig, ...]:
 
 
 def efa_device_plugin_image(region: str) -> str:
-    """The EFA device plugin image repository in ``region``'s EKS registry (``catalog/eks_registries.py``).
+    """The EFA device plugin image repository in ``region``'s EKS registry (a column of ``catalog/regions.py``,
+    whose every row has one; config refuses a region outside the table).
 
     The chart's default names us-west-2's registry; nodes elsewhere would pull across Regions, or fail
-    to (China and GovCloud Regions cannot reach it). Refuses a Region the table does not list."""
-    registry = EKS_REGISTRIES.get(region)
-    if registry is None:
-        raise ConfigError(
-            "region",
-            region,
-            "no EKS image registry is known for this Region, so the EFA device plugin has no image to pull",
-            "use a Region that catalog/eks_registries.py lists, or add its row from the EKS User Guide page "
-            "'View Amazon container image registries for Amazon EKS add-ons'",
-        )
-    return f"{registry.host(region)}/{EFA_DEVICE_PLUGIN_REPOSITORY}"
+    to (China and GovCloud Regions cannot reach it)."""
+    return f"{EKS_REGISTRIES[region].host(region)}/{EFA_DEVICE_PLUGIN_REPOSITORY}"
 
 
 def efa_device_plugin_values(env: EnvironmentConfig) -> dict[str, Any]:

@@ -523,21 +523,6 @@ def test_fails_placement_group_on_a_karpenter_pool() -> None:
     )
 
 
-def test_fails_efa_in_a_region_without_a_known_eks_registry(
-    dev_data: dict[str, Any], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from catalog.eks_registries import EKS_REGISTRIES
-
-    monkeypatch.delitem(EKS_REGISTRIES, "us-west-2")  # a Region the table does not (yet) list
-    assert _fails(dev_data) == (
-        "region: no EKS image registry is known for this Region, so the EFA device plugin has no image to pull "
-        "(got 'us-west-2'); fix: use a Region that catalog/eks_registries.py lists, or add its row from the EKS "
-        "User Guide page 'View Amazon container image registries for Amazon EKS add-ons'"
-    )
-    dev_data["gpu_pools"] = [dict(p, efa=False) for p in dev_data["gpu_pools"]]
-    env_from(dev_data)  # no EFA pool, no EFA device plugin: the Region needs no registry row
-
-
 def test_fails_end_time_on_capacity_that_does_not_end(dev_data: dict[str, Any]) -> None:
     _pool(dev_data)["capacity"] = {"type": "on_demand", "ends_at": "2027-01-15T11:30:00Z"}
     assert _fails(dev_data) == (
