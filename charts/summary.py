@@ -202,8 +202,7 @@ def _role_pool(env: EnvironmentConfig, plan: GangPlan, role: Role) -> str:
 def _role_zones(plan: GangPlan, role: Role, gpu_zones: str) -> str:
     if role.gpus > 0:
         return gpu_zones
-    in_one_zone = plan.topology_key and plan.native
-    return "the gang's zone (any zone of the system nodes)" if in_one_zone else "any zone of the system nodes"
+    return "the gang's zone (any zone of the system nodes)" if plan.topology_key else "any zone of the system nodes"
 
 
 def _role_lines(env: EnvironmentConfig, plans: Sequence[GangPlan]) -> list[str]:

@@ -312,12 +312,12 @@ def _check_schedulable(run: RunConfig) -> None:
 
 def unhonoured_settings(env: EnvironmentConfig, run: RunConfig) -> list[UnhonouredSetting]:
     """Settings the gang templates would leave out of the rendered objects (see ``policy.gangs.plan_gang``)."""
-    from policy.gates import effective_gates, gang_scheduling_native
+    from policy.gates import effective_gates
 
     gates = effective_gates(env.feature_gates.control_plane)
     # Without GenericWorkload (the fallback form) zone topology is a Pod affinity and a Job run a plain
     # indexed Job: both are honoured without their gates.
-    native = gang_scheduling_native(gates)
+    native = _native(env)
     written = run.model_fields_set
     found = []
 

@@ -205,11 +205,13 @@ def pools_serving(env: EnvironmentConfig, spec: DeviceClassSpec) -> list[GpuPool
 def plan_gang(env: EnvironmentConfig, *, team: str, run_name: str, run: RunConfig) -> GangPlan:
     gates = effective_gates(env.feature_gates.control_plane)
     native = gang_scheduling_native(gates)
-    composite = native and run.hierarchical and "CompositePodGroup" in gates
+    # CompositePodGroup, TopologyAwareWorkloadScheduling and PodGroupPreemptionPolicy need GenericWorkload
+    # (``policy.gates.check_gates``): where they are on, the form is native.
+    composite = run.hierarchical and "CompositePodGroup" in gates
     # Without the Workload API a Job run is a plain indexed Job: nothing of it needs a gate.
     job = run.job and run.template is GangTemplate.PYTORCH and ("WorkloadWithJob" in gates or not native)
     zone = run.topology is TopologyPreference.ZONE
-    topology = native and zone and "TopologyAwareWorkloadScheduling" in gates
+    topology = zone and "TopologyAwareWorkloadScheduling" in gates
     spec = DEVICE_CLASSES[run.device_class]
     classes = [spec] + ([DEVICE_CLASSES[run.shared_devices.device_class]] if run.shared_devices else [])
     taints = tuple(t for c in classes for p in pools_serving(env, c) for t in p.taints)
@@ -232,7 +234,7 @@ def plan_gang(env: EnvironmentConfig, *, team: str, run_name: str, run: RunConfi
         composite=composite,
         job=job,
         topology_key=ZONE_LABEL if topology else None,
-        preemption_policy=native and "PodGroupPreemptionPolicy" in gates,
+        preemption_policy="PodGroupPreemptionPolicy" in gates,
         elastic=run.elastic,
         image=run.image,
         command=run.command,
