@@ -204,10 +204,9 @@ class FakeKube:
         raise ApiException(status=404, reason="Not Found")
 
 
-def test_command_reads_the_cluster_and_reports(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    import cli.verify
-
-    kube = FakeKube(
+def eks_cluster() -> FakeKube:
+    """EKS 1.37 as AWS runs it (no ``scheduling.k8s.io/v1beta1``), with the driver and platform objects."""
+    return FakeKube(
         {
             "/apis": payload("apis-1.37-no-workload-api"),
             "/apis/resource.k8s.io/v1/deviceclasses": payload("deviceclasses"),
@@ -216,6 +215,12 @@ def test_command_reads_the_cluster_and_reports(monkeypatch: pytest.MonkeyPatch, 
             "/apis/resource.k8s.io/v1/resourceslices": payload("resourceslices"),
         }
     )
+
+
+def test_command_reads_the_cluster_and_reports(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import cli.verify
+
+    kube = eks_cluster()
     monkeypatch.setattr(cli.verify, "connect", lambda path, context: kube)
     kubeconfig = tmp_path / "kubeconfig"
     arn = "arn:aws:eks:us-east-2:123456789012:cluster/gpu-ci"

@@ -10,23 +10,10 @@ import yaml
 from config.files import read_yaml_file
 from config.load import REPO_ROOT
 from tests.ci_clusters.test_cluster_context import CI_ARN, kubeconfig
-from tests.ci_clusters.test_verify import FakeKube, payload
+from tests.ci_clusters.test_verify import eks_cluster
 from tests.environments import workload_aware_data
 
 GATES = ["GenericWorkload", "TopologyAwareWorkloadScheduling"]
-
-
-def _cluster() -> FakeKube:
-    """EKS 1.37 as AWS runs it: no scheduling.k8s.io/v1beta1."""
-    return FakeKube(
-        {
-            "/apis": payload("apis-1.37-no-workload-api"),
-            "/apis/resource.k8s.io/v1/deviceclasses": payload("deviceclasses"),
-            "/apis/scheduling.k8s.io/v1/priorityclasses": payload("priorityclasses"),
-            "/api/v1/nodes": payload("nodes-dra"),
-            "/apis/resource.k8s.io/v1/resourceslices": payload("resourceslices"),
-        }
-    )
 
 
 def _config(tmp_path: Path, gates: list[str]) -> Path:
@@ -46,7 +33,7 @@ def test_missing_acknowledged_gate_fails_the_step_and_says_the_cluster_is_up(
 ) -> None:
     import cli.verify
 
-    monkeypatch.setattr(cli.verify, "connect", lambda path, context: _cluster())
+    monkeypatch.setattr(cli.verify, "connect", lambda path, context: eks_cluster())
     config = _config(tmp_path, GATES)
     code = cli.verify.main(["--config", str(config), "--kubeconfig", str(_kubeconfig(tmp_path)), "--after-deploy"])
     out, err = capsys.readouterr()
@@ -63,7 +50,7 @@ def test_shipped_environment_relies_on_nothing_the_cluster_lacks(
 ) -> None:
     import cli.verify
 
-    kube = _cluster()
+    kube = eks_cluster()
     monkeypatch.setattr(cli.verify, "connect", lambda path, context: kube)
     code = cli.verify.main(["--env", "ci", "--kubeconfig", str(_kubeconfig(tmp_path)), "--after-deploy"])
     out, err = capsys.readouterr()
@@ -79,7 +66,7 @@ def test_a_kubeconfig_of_another_cluster_gets_the_same_line_and_no_request(
 ) -> None:
     import cli.verify
 
-    kube = _cluster()
+    kube = eks_cluster()
     monkeypatch.setattr(cli.verify, "connect", lambda path, context: kube)
     other = _kubeconfig(tmp_path, "arn:aws:eks:us-east-2:123456789012:cluster/production")
     code = cli.verify.main(["--env", "ci", "--kubeconfig", str(other), "--after-deploy"])
