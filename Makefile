@@ -175,6 +175,7 @@ test: $(TEST_STAMP) $(LAUNCHER_STAMP)  ## The whole quality gate: lint, type che
 lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache --no-logo
 
 typecheck: $(TEST_STAMP)
 	$(VENV)/bin/mypy
@@ -246,7 +247,7 @@ mpi-ssh-key: $(STAMP)  ## A fresh SSH key Secret for MPI run RUN=<team>/<run>: m
 	@$(PY) -m cli.mpi_ssh_key $(SELECT) --run $(RUN)
 
 names: $(STAMP)  ## A run's physical names (stack, cluster, region) as key=value lines
-	@$(PY) -m cli.ephemeral $(SELECT) $(RUN_SELECT)
+	@$(PY) -m cli.names $(SELECT) $(RUN_SELECT)
 
 cfn-lint: $(TEST_STAMP)  ## cfn-lint every template in cdk.out/ (run after make synth; errors fail)
 	$(VENV)/bin/cfn-lint --non-zero-exit-code error -- cdk.out/*.template.json

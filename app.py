@@ -18,7 +18,9 @@ if __name__ == "__main__":  # Node.js boots while the configuration imports (the
 
     start_kernel_early()
 
-from config import ConfigError, EnvironmentConfig, load_environment
+from config.errors import ConfigError
+from config.model import EnvironmentConfig
+from policy.environment.load import load_environment
 
 
 def main(
@@ -32,7 +34,7 @@ def main(
     ``prepare_runtime``: as for ``cli.synth.main``. The warnings are the CDK's, which the CLI prints."""
     from cli.cdk_context import cli_context
     from cli.synth import SynthesisFailed, synthesize_beside
-    from config.teams import load_team_runs
+    from policy.environment.teams import load_team_runs
 
     try:
         context = cli_context()  # read without aws-cdk-lib: nothing that starts a thread runs before the fork
@@ -59,9 +61,9 @@ def _for_run(env: EnvironmentConfig, run_id: object, admin_arn: object) -> Envir
     """``-c run_id=<id>`` (and ``-c admin_arn=<arn,...>``) select a run's copy of an ephemeral environment.
 
     This is the deploy path, so an ephemeral environment without a run id is refused
-    (``config/runs.py``); the offline ``make synth`` renders the template without one.
+    (``policy/environment/runs.py``); the offline ``make synth`` renders the template without one.
     """
-    from config.runs import for_run, require_run_id
+    from policy.environment.runs import for_run, require_run_id
 
     run = str(run_id) if run_id else None
     require_run_id(env, run)

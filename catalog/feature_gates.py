@@ -1,6 +1,6 @@
 """The Kubernetes 1.37 feature gates that workload-aware scheduling depends on.
 
-One registry, as data. Validation (``policy.gates``), the kubelet NodeConfig, the
+One registry, as data. Validation (``policy.gates.rules``), the kubelet NodeConfig, the
 stack output and the field-level gate checks all read it; nothing else hard-codes a
 gate name. Source: the 1.37 feature-gate reference and KEPs 4671, 5547, 5732, 5832.
 """

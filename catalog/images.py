@@ -7,7 +7,7 @@ against, where (a file of ``shared/reference/`` or an upstream release page or t
 release itself. The versions themselves live in ``catalog/versions.py``; the rows are built from
 them, so a bump that forgets its row fails ``tests/test_image_pins.py``.
 
-Which rows an environment uses is ``policy.images``; the registry look-ups are ``cli.registry``.
+Which rows an environment uses is ``policy.infrastructure.images``; the registry look-ups are ``cli.registry``.
 """
 
 from __future__ import annotations
@@ -223,7 +223,7 @@ IMAGES: tuple[ImagePin, ...] = (
         verified=False,
     ),
 )
-"""Every image row; ``policy.images.deployed_images`` picks an environment's."""
+"""Every image row; ``policy.infrastructure.images.deployed_images`` picks an environment's."""
 
 IMAGES_BY_REFERENCE: dict[str, ImagePin] = {pin.image: pin for pin in IMAGES}
 

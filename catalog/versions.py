@@ -151,7 +151,7 @@ CHART_API_GROUPS: dict[str, tuple[str, ...]] = {
 }
 """API groups whose CRDs each chart installs (from its ``crds/`` folder or templates), one row per chart.
 
-The API-before-use check (``policy.api_order``) reads this: an object of one of these groups may be
+The API-before-use check (``policy.checks.api_order``) reads this: an object of one of these groups may be
 applied only after a release of the chart, and a chart without a row fails the check. A release
 installed with ``skip_crds`` provides nothing (the Karpenter controller: its CRDs come from
 ``karpenter-crd``)."""

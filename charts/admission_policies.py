@@ -1,4 +1,4 @@
-"""Runtime admission policies: one ValidatingAdmissionPolicy and binding per rule in ``policy/admission.py``.
+"""Runtime admission policies: one ValidatingAdmissionPolicy and binding per rule in ``policy/gangs/admission.py``.
 
 Policies fail closed (``failurePolicy: Fail``). Bindings refuse violations when
 ``platform.policy_enforcement`` is ``deny``; with ``warn_audit`` they only warn the client
@@ -14,8 +14,8 @@ from catalog.labels import DOMAIN
 from charts.cluster_objects import MANAGED_BY
 from charts.ordering import SYNC_WAVE, sync_wave
 from config.platform import PlatformConfig
-from policy.admission import OPERATIONS, AdmissionPolicy, Json, admission_policies, validation_actions
-from policy.workload_api import needs_workload_api
+from policy.gangs.admission import OPERATIONS, AdmissionPolicy, Json, admission_policies, validation_actions
+from policy.gangs.workload_api import needs_workload_api
 
 
 def _selector(selector: Json | None) -> k8s.LabelSelector | None:

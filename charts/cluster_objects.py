@@ -10,7 +10,7 @@ from catalog.labels import DOMAIN
 from catalog.priority_tiers import TIERS
 from charts.ordering import SYNC_WAVE, sync_wave
 from config.platform import PlatformConfig
-from policy.device_classes import selector_expression
+from policy.infrastructure.device_classes import selector_expression
 
 MANAGED_BY = {"app.kubernetes.io/managed-by": "gpu-platform"}
 

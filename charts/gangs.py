@@ -7,7 +7,7 @@ with ``spec.schedulingGroup`` — or, for the Job variant, one indexed Job with
 ``spec.scheduling`` whose controller creates the Workload and PodGroup itself. Service runs'
 Pods come from StatefulSets (replaced when lost) under a PodDisruptionBudget. Every run has a
 headless Service its Pods take stable DNS names from; what each container runs and how it
-finds its peers comes from ``policy.launch.wiring``.
+finds its peers comes from ``policy.gangs.launch``.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from charts.ordering import SYNC_WAVE, sync_wave
 from charts.quantities import int_or_string, quantity
 from config.model import EnvironmentConfig
 from config.platform import GangTemplate, RunConfig
-from policy.cluster_autoscaler import GANG_POD_ANNOTATIONS
-from policy.gangs import SHARED_CLAIM, GangPlan, GroupPlan, Role, plan_gang
-from policy.launch import wiring
-from policy.launch.wiring import EnvVar, Launch, Probe, hostfile_name, ssh_secret_name
+from policy.gangs import launch as wiring
+from policy.gangs.launch import EnvVar, Launch, Probe, hostfile_name, ssh_secret_name
+from policy.gangs.plan import SHARED_CLAIM, GangPlan, GroupPlan, Role, plan_gang
+from policy.infrastructure.cluster_autoscaler import GANG_POD_ANNOTATIONS
 
 ROOT_TEMPLATE = "gang"
 

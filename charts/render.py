@@ -29,15 +29,16 @@ from charts.summary import summary_markdown
 from charts.yaml_output import dump_objects
 from config.errors import ConfigError
 from config.model import EnvironmentConfig
-from config.teams import TeamRun, load_team_runs, unhonoured_settings
-from config.validate_effect import ineffective_setting_notes
+from config.platform import TeamRun
 from observability.dashboard import dashboard_json
-from policy.checks import Check
-from policy.gangs import GangPlan
-from policy.gate_fields import subject as object_subject
-from policy.gates import gang_scheduling_native
-from policy.karpenter import karpenter_objects, pool_settings
-from policy.workload_rules import WorkloadRuleError, check_objects
+from policy.environment.ineffective import ineffective_setting_notes
+from policy.environment.teams import load_team_runs, unhonoured_settings
+from policy.gangs.plan import GangPlan
+from policy.gangs.workload_rules import WorkloadRuleError, check_objects
+from policy.gates.fields import subject as object_subject
+from policy.gates.rules import gang_scheduling_native
+from policy.infrastructure.karpenter import karpenter_objects, pool_settings
+from policy.results import Check
 
 OBSERVABILITY_FILE = "observability.yaml"
 
@@ -51,7 +52,7 @@ class RenderedEnvironment:
     cluster_files: tuple[str, ...] = ()
     """Files the cluster stack deploys (cluster-scoped platform objects)."""
     notes: list[str] = field(default_factory=list)
-    """Run settings rendered without effect (``config.teams.unhonoured_settings``), one line each."""
+    """Run settings rendered without effect (``policy.environment.teams.unhonoured_settings``), one line each."""
     run_files: dict[str, str] = field(default_factory=dict)
     """Each team run's output file -> the run file it was rendered from."""
 
@@ -68,7 +69,7 @@ class RenderedEnvironment:
     def run_file_of(self, subject: str) -> str:
         """The run file whose objects include ``subject`` (``Kind/namespace/name``), or "" for platform objects.
 
-        ``Pods/<namespace>/<run>`` (a fallback-form run's GPU Pods, ``policy.deadlocks.gpu_demands``) names the
+        ``Pods/<namespace>/<run>`` (a fallback-form run's GPU Pods, ``policy.checks.demands.gpu_demands``) names the
         objects labelled ``app.kubernetes.io/part-of: <run>`` in that namespace."""
         kind, _, rest = subject.partition("/")
         for path, run_file in self.run_files.items():
@@ -174,8 +175,8 @@ def render_checked(
 ) -> RenderedEnvironment:
     """Render, then refuse output that breaks a gate or deadlock check: one line naming the run file
     whose object fails (``config_file``: the environment was given by path; ``make check`` has them all)."""
-    from policy.checks import Status
-    from policy.deadlocks import run_checks
+    from policy.checks.suite import run_checks
+    from policy.results import Status
 
     rendered = render_environment(env, team_runs=team_runs)
     for finding in run_checks(env, rendered.all_objects()):
@@ -197,7 +198,7 @@ def _pool_refusal(
 ) -> ConfigError:
     """A capacity finding whose fix is a pool's size: one line on the environment file's pool, naming the run
     whose gang exposed it (the pool is what changed, or what must)."""
-    from config.load import _display, environment_path
+    from config.load import display_path, environment_path
 
     index, pool = next((i, p) for i, p in enumerate(env.gpu_pools) if p.name == finding.pools[0])
     run_file = rendered.run_file_of(finding.subject) or finding.subject
@@ -209,7 +210,7 @@ def _pool_refusal(
         [str(v) for v in value] if isinstance(value, tuple) else value.value if isinstance(value, Enum) else value,
         f"the gang of {run_file} ({finding.subject}): {finding.detail}",
         f"{finding.fix} in {run_file} (full report: {report_command(env=env, config_file=config_file)})",
-        source=config_file if config_file else _display(environment_path(env.name)),
+        source=config_file if config_file else display_path(environment_path(env.name)),
     )
 
 

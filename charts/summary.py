@@ -12,13 +12,13 @@ from catalog.priority_tiers import TIERS, PreemptionPolicy
 from config.karpenter import KarpenterPoolConfig
 from config.model import EnvironmentConfig
 from config.platform import GangTemplate
-from policy.capacity import PodShape, cluster_pod_capacity, zone_pod_capacity
-from policy.device_classes import selector_expression
-from policy.efa import efa_placement
-from policy.gangs import FALLBACK_LOSES, GangPlan, Role, pools_serving
-from policy.gates import gang_scheduling_native, served_beyond_eks
-from policy.launch.wiring import discovery, ssh_secret_name, world_size
-from policy.node_pools import (
+from policy.gangs.launch import discovery, ssh_secret_name, world_size
+from policy.gangs.plan import FALLBACK_LOSES, GangPlan, Role, pools_serving
+from policy.gates.rules import gang_scheduling_native, served_beyond_eks
+from policy.infrastructure.capacity import PodShape, cluster_pod_capacity, zone_pod_capacity
+from policy.infrastructure.device_classes import selector_expression
+from policy.infrastructure.efa import efa_placement
+from policy.infrastructure.node_pools import (
     efa_interfaces_per_node,
     max_nodes_in_zone,
     placement_group_enabled,
@@ -138,7 +138,7 @@ def _cost_line(env: EnvironmentConfig) -> str:
 
 def _efa_lines(env: EnvironmentConfig, plans: list[GangPlan]) -> list[str]:
     """What each run's GPU pods get on EFA pools, and the pools a run is pinned to when its serving pools
-    differ in what a pod would get there (``policy.efa.efa_placement``)."""
+    differ in what a pod would get there (``policy.infrastructure.efa.efa_placement``)."""
     rows = []
     for plan in plans:
         gpu_role = next((r for r in plan.roles if r.gpus), None)

@@ -14,7 +14,8 @@ import argparse
 import sys
 
 from cli.environment_args import add_environment_args, load_selected
-from config import ConfigError, EnvironmentConfig
+from config.errors import ConfigError
+from config.model import EnvironmentConfig
 
 
 def missing_credentials_line(command: str, env: EnvironmentConfig, *, profile: str | None) -> str:

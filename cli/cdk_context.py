@@ -17,7 +17,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from config import ConfigError
+from config.errors import ConfigError
 
 CONTEXT_ENV = "CDK_CONTEXT_JSON"
 """aws-cdk-lib's ``cx_api.CONTEXT_ENV``."""

@@ -2,7 +2,7 @@
 
 ``cdk synth`` prints the warnings constructs attach (untaggable imported subnets, missing
 route tables, ...); ``make synth`` synthesizes in-process, so it reads them from the cloud
-assembly. The acknowledged risks (``policy.acknowledgements``) are CDK warnings too, for
+assembly. The acknowledged risks (``policy.environment.acknowledgements``) are CDK warnings too, for
 ``cdk synth``; ``make synth`` prints those from the configuration already, so they are left
 out here by their id. Every other warning, the kit's own (``gpu-platform:*``) included, is printed once.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from policy.acknowledgements import Acknowledgement
+from policy.environment.acknowledgements import Acknowledgement
 
 _ACKNOWLEDGEMENT_ID = re.compile(r" \[ack: (?P<id>[^\]]+)\]$")
 """How ``Annotations.add_warning_v2`` records a warning's id: at the end of its message."""

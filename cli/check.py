@@ -24,12 +24,13 @@ def main(argv: list[str] | None = None, *, fast_path: bool = False) -> int:
     parser.add_argument("--teams", help="directory of team run files (<team>/<run>.yaml); default teams/")
     args = parser.parse_args(argv)  # --help and usage errors end here, before Node.js starts
     warm_cdk8s(fast_path=fast_path)  # the jsii Node.js process boots while the configuration imports below load
-    from config import ConfigError, load_environment
+    from config.errors import ConfigError
+    from policy.environment.load import load_environment
 
     try:
         env = load_environment(name=args.env or None, path=args.config or None)
         from charts.render import render_environment
-        from config.teams import load_team_runs
+        from policy.environment.teams import load_team_runs
 
         imports_loaded()
         runs = load_team_runs(env, teams_dir=Path(args.teams)) if args.teams else None
@@ -37,8 +38,8 @@ def main(argv: list[str] | None = None, *, fast_path: bool = False) -> int:
     except ConfigError as error:
         return error.report()
     from cli.report import render
-    from policy.checks import failed
-    from policy.deadlocks import run_checks
+    from policy.checks.suite import run_checks
+    from policy.results import failed
 
     checks = run_checks(env, objects)
     print(

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from config import EnvironmentConfig, load_environment
-from config.runs import for_run
+from config.model import EnvironmentConfig
+from policy.environment.load import load_environment
+from policy.environment.runs import for_run
 
 
 def add_environment_args(parser: argparse.ArgumentParser) -> None:

@@ -10,8 +10,9 @@ from pathlib import Path
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-from config import ConfigError, load_environment
+from config.errors import ConfigError
 from config.load import REPO_ROOT
+from policy.environment.load import load_environment
 
 
 def stale_files(names: list[str], committed_root: Path) -> list[str]:

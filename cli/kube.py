@@ -18,7 +18,7 @@ import yaml
 
 from config.errors import ConfigError
 from config.model import EnvironmentConfig
-from policy.kube_context import ClusterTarget, cluster_target
+from policy.live.kube_context import ClusterTarget, cluster_target
 
 Json = dict[str, Any]
 
@@ -68,7 +68,7 @@ def read_kubeconfig(path: Path) -> dict[str, Any]:
 
 
 def target_cluster(kubeconfig: Path, *, context: str | None, env: EnvironmentConfig, command: str) -> ClusterTarget:
-    """The context ``command`` may use: one whose cluster is ``env``'s (``policy.kube_context``).
+    """The context ``command`` may use: one whose cluster is ``env``'s (``policy.live.kube_context``).
 
     Decided from the kubeconfig file alone, before any connection: a refused command has sent
     nothing to any server. Prints the cluster it will act on, on stderr (stdout may be JSON),

@@ -26,9 +26,10 @@ from typing import Any
 from cli.environment_args import add_environment_args, load_selected
 from cli.kube import KubeApi, add_cluster_args, connect, kubeconfig_or_skip, target_cluster
 from cli.report import first_line
-from config import ConfigError, EnvironmentConfig
+from config.errors import ConfigError
 from config.load import REPO_ROOT
-from simulation.engine.simulate import Sample
+from config.model import EnvironmentConfig
+from simulation.engine.event_loop import Sample
 from simulation.loadtest.observe import GangWatch, claim_failures, pending_by_priority_class, poll
 from simulation.loadtest.plan import LOADTEST_LABEL, LoadPlan, due, render_submission
 
@@ -194,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as error:
         return error.report()
     from simulation.engine.cluster import cluster_model
-    from simulation.engine.simulate import Simulation
+    from simulation.engine.event_loop import Simulation
     from simulation.loadtest.observe import live_result
     from simulation.loadtest.plan import plan_load
     from simulation.mix.sample import sample_jobs

@@ -18,11 +18,12 @@ from typing import Any
 
 from catalog.launchers import SSH_HOST_KEY, SSH_KNOWN_HOSTS, SSH_PRIVATE_KEY, SSH_PUBLIC_KEY
 from charts.yaml_output import dump_objects
-from config import ConfigError, load_environment
+from config.errors import ConfigError
 from config.platform import GangTemplate
-from config.teams import load_team_runs
-from policy.gangs import GangPlan, plan_gang
-from policy.launch.wiring import known_hosts, ssh_secret_name
+from policy.environment.load import load_environment
+from policy.environment.teams import load_team_runs
+from policy.gangs.launch import known_hosts, ssh_secret_name
+from policy.gangs.plan import GangPlan, plan_gang
 
 
 def key_pair(comment: str) -> tuple[str, str]:

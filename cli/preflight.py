@@ -1,12 +1,12 @@
 """``make preflight ENV=...``: check AWS can hold the environment before deploying it.
 
-Asks AWS (read-only) for what ``policy/preflight.py`` says the environment needs: the
+Asks AWS (read-only) for what ``policy/live/preflight.py`` says the environment needs: the
 EC2 vCPU quotas of its instance families (Service Quotas), the instance types offered
 in each configured zone, its capacity reservations and Capacity Blocks (for Karpenter pools:
 what each ``capacity_reservations`` selector selects, by id or by tags), and whether EKS
 offers the Kubernetes version in the region; and, locally, that Docker answers (``make deploy``
 builds the gang exporter image with it). Then, where there is network access, whether each
-image and chart the environment deploys (``policy/images.py``, rows in ``catalog/images.py``)
+image and chart the environment deploys (``policy/infrastructure/images.py``, rows in ``catalog/images.py``)
 resolves in its registry or chart repository (``cli/registry.py``); without network access that
 part is one skipped line with the reason (``--no-registries`` leaves it out). Prints a table (or
 ``--json``); exits 1 when a check fails, 2 when the environment or AWS access is broken.
@@ -32,10 +32,10 @@ from catalog.quotas import SERVICE_CODE
 from cli.environment_args import add_environment_args, load_selected
 from cli.registry import RegistryClient, look_up
 from cli.report import exit_code, first_line, render
-from config import ConfigError, EnvironmentConfig
-from policy.checks import Check
-from policy.images import deployed_charts, deployed_images, offline_check, registry_checks
-from policy.preflight import (
+from config.errors import ConfigError
+from config.model import EnvironmentConfig
+from policy.infrastructure.images import deployed_charts, deployed_images, offline_check, registry_checks
+from policy.live.preflight import (
     EksVersion,
     Reservation,
     ReservationSelector,
@@ -48,6 +48,7 @@ from policy.preflight import (
     reservation_from_api,
     reservation_needs,
 )
+from policy.results import Check
 
 
 def _error_code(error: Exception) -> str:
@@ -156,7 +157,7 @@ def read_docker() -> tuple[str | None, str | None]:
 
 
 def gather(env: EnvironmentConfig, *, ec2: Any, service_quotas: Any, eks: Any, now: datetime) -> list[Check]:
-    """Ask AWS for exactly what the environment needs, then decide (``policy.preflight``)."""
+    """Ask AWS for exactly what the environment needs, then decide (``policy.live.preflight``)."""
     offerings = offering_needs(env)
     selectors = [s for n in karpenter_reservation_needs(env) for s in n.selectors]
     quotas = read_quotas(service_quotas, (n.quota.code for n in quota_needs(env)))

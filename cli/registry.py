@@ -27,7 +27,7 @@ from functools import partial
 import yaml
 
 from catalog.images import ChartSource, ImagePin
-from policy.images import Lookup, Outcome, chart_key
+from policy.infrastructure.images import Lookup, Outcome, chart_key
 
 MANIFEST_TYPES = ", ".join(
     (

@@ -19,7 +19,7 @@ from cli.warm import imports_loaded, run_command, warm_cdk8s
 
 if TYPE_CHECKING:
     from charts.render import RenderedEnvironment
-    from config import EnvironmentConfig
+    from config.model import EnvironmentConfig
 
 
 def write_dist(env: EnvironmentConfig, dist_root: Path, rendered: RenderedEnvironment) -> Path:
@@ -50,14 +50,15 @@ def main(argv: list[str] | None = None, *, fast_path: bool = False) -> int:
     parser.add_argument("--teams", help="directory of team run files (<team>/<run>.yaml); default teams/")
     args = parser.parse_args(argv)  # --help and usage errors end here, before Node.js starts
     warm_cdk8s(fast_path=fast_path)  # the jsii Node.js process boots while the configuration imports below load
-    from config import ConfigError, load_environment
+    from config.errors import ConfigError
     from config.load import REPO_ROOT
+    from policy.environment.load import load_environment
 
     try:
         env = load_environment(name=args.env or None, path=args.config or None)
         runs = None
         if args.teams:  # read (and a bad run file refused) before cdk8s's bindings import
-            from config.teams import load_team_runs
+            from policy.environment.teams import load_team_runs
 
             runs = load_team_runs(env, teams_dir=Path(args.teams))
         from charts.render import render_checked

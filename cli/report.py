@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from policy.checks import Check, failed, summary
+from policy.results import Check, failed, summary
 
 _COLUMNS = ("check", "subject", "status", "detail")
 _MAX_WIDTH = 60

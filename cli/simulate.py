@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from cli.environment_args import add_environment_args, load_selected
-from config import ConfigError
+from config.errors import ConfigError
 from config.load import REPO_ROOT
 
 REPORTS_DIR = REPO_ROOT / "reports"

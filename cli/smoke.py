@@ -3,7 +3,7 @@
 Needs a kubeconfig (``--kubeconfig``, ``$KUBECONFIG`` or ``~/.kube/config``); without one
 it prints one line saying so and exits 0, so it can sit in any pipeline. A context that reaches
 another cluster than the environment's is refused before anything is sent (``cli.kube.target_cluster``). The scenarios,
-the objects and every verdict are ``policy/smoke.py``; this module only talks to the API
+the objects and every verdict are ``policy/live/smoke.py``; this module only talks to the API
 server. Each scenario runs in its own namespace, deleted (with its pods) before the next
 starts; the smoke PriorityClasses and DeviceTaintRule are deleted at the end.
 Exit 1 when a scenario did something other than expected, 2 when the cluster cannot be
@@ -23,10 +23,10 @@ from cli.environment_args import add_environment_args, load_selected
 from cli.kube import KubeApi, add_cluster_args, connect, kubeconfig_or_skip, target_cluster
 from cli.report import exit_code, first_line, render
 from cli.verify import read
-from config import ConfigError, EnvironmentConfig
-from policy.checks import Check
-from policy.node_pools import tolerations_for
-from policy.smoke import (
+from config.errors import ConfigError
+from config.model import EnvironmentConfig
+from policy.infrastructure.node_pools import tolerations_for
+from policy.live.smoke import (
     GANG_LABEL,
     Observation,
     Outcome,
@@ -46,6 +46,7 @@ from policy.smoke import (
     settled,
     skipped,
 )
+from policy.results import Check
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], None]

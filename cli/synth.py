@@ -42,13 +42,15 @@ import stacks
 from cli.output import replace_dir_on_success, swap_in
 from cli.render import note_lines, write_dist
 from cli.warm import exit_now, imports_loaded, run_command
-from config import ConfigError, EnvironmentConfig, load_environment
+from config.errors import ConfigError
 from config.load import REPO_ROOT
+from config.model import EnvironmentConfig
+from policy.environment.load import load_environment
 
 if TYPE_CHECKING:
     from charts.deployed import DeployedObjects
     from charts.render import RenderedEnvironment
-    from config.teams import TeamRun
+    from config.platform import TeamRun
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -61,7 +63,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def load(args: argparse.Namespace) -> EnvironmentConfig:
-    from config.runs import for_run
+    from policy.environment.runs import for_run
 
     env = load_environment(name=args.env or None, path=args.config or None)
     return for_run(env, run_id=args.run_id or None, admin_arns=tuple(args.admin_arn))
@@ -259,8 +261,8 @@ def configuration_warnings(env: EnvironmentConfig, teams_dir: Path) -> list[str]
     The stacks add the acknowledged risks as CDK warnings too (for ``cdk synth``);
     ``cli.cdk_messages`` leaves those out, so each is printed once.
     """
-    from config.teams import unnamed_team_directories
-    from policy.acknowledgements import acknowledged_risks
+    from policy.environment.acknowledgements import acknowledged_risks
+    from policy.environment.teams import unnamed_team_directories
 
     risks = [risk.text for risk in acknowledged_risks(env)]
     return [f"warning: {line}" for line in [*risks, *unnamed_team_directories(env, teams_dir=teams_dir)]]
@@ -268,10 +270,10 @@ def configuration_warnings(env: EnvironmentConfig, teams_dir: Path) -> list[str]
 
 def node_replacement_lines(env: EnvironmentConfig, *, before: Path, after: Path) -> list[str]:
     """``warning:`` lines for static GPU pools whose nodes the templates in ``after`` replace, against the
-    last synthesis in ``before`` (``policy.node_replacement``); nothing on a first synthesis."""
+    last synthesis in ``before`` (``policy.infrastructure.node_replacement``); nothing on a first synthesis."""
     import json
 
-    from policy.node_replacement import replacement_warnings
+    from policy.infrastructure.node_replacement import replacement_warnings
 
     lines = []
     for new in sorted(after.glob("*.template.json")):
@@ -300,7 +302,7 @@ def main(
     args = parse_args(argv)
     try:
         env = load(args)
-        from config.teams import load_team_runs
+        from policy.environment.teams import load_team_runs
 
         team_runs = load_team_runs(env, teams_dir=Path(args.teams))  # a bad run file fails before any synthesis
     except ConfigError as error:

@@ -11,7 +11,9 @@ def parse_args(argv: list[str] | None = None, *, description: str | None = None)
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--env", help="environment name (environments/<name>.yaml); default dev")
     parser.add_argument("--config", help="path of an environment file (overrides --env)")
-    parser.add_argument("--run-id", default="", help="run id of an ephemeral environment (see config/runs.py)")
+    parser.add_argument(
+        "--run-id", default="", help="run id of an ephemeral environment (see policy/environment/runs.py)"
+    )
     parser.add_argument("--admin-arn", action="append", default=[], help="extra cluster admin for the run")
     parser.add_argument("--cdk-out", help="CloudFormation output directory; default cdk.out/ in the checkout")
     parser.add_argument("--dist", help="Kubernetes YAML output root; default dist/ in the checkout")

@@ -6,9 +6,9 @@ gates need (``scheduling.k8s.io/v1beta1``, ``v1alpha3`` with CompositePodGroup,
 node; and the platform's DeviceClasses and PriorityClasses (``--device-classes``,
 ``--priority-classes``, or every such object in the rendered ``--expect-from dist/<env>``);
 with ``observability.prometheus: existing``, the Prometheus Operator's group; and one row per
-relied-on gate: its probe object (``policy.gate_probes``) created with ``dryRun=All`` (nothing
+relied-on gate: its probe object (``policy.live.gate_probes``) created with ``dryRun=All`` (nothing
 is stored, no Pod is created) and the gated field looked for in the response. Decisions
-are ``policy/verify.py``. Only the environment's cluster is read (``cli.kube.target_cluster``).
+are ``policy/live/verify.py``. Only the environment's cluster is read (``cli.kube.target_cluster``).
 Exit 1 when a check fails, 2 when the cluster cannot be reached or the context is another cluster's.
 """
 
@@ -26,9 +26,9 @@ from catalog.labels import DEVICE_MANAGEMENT_DRA, DEVICE_MANAGEMENT_LABEL
 from cli.environment_args import add_environment_args, load_selected
 from cli.kube import Json, KubeApi, add_cluster_args, connect, find_kubeconfig, target_cluster
 from cli.report import exit_code, first_line, render
-from config import ConfigError
+from config.errors import ConfigError
 from config.model import EnvironmentConfig
-from policy.verify import DRA_DRIVER_NAME, Expectations, evaluate, expectations, platform_object_names
+from policy.live.verify import DRA_DRIVER_NAME, Expectations, evaluate, expectations, platform_object_names
 
 READS: dict[str, tuple[str, dict[str, str]]] = {
     "api_group_list": ("/apis", {}),
@@ -37,7 +37,7 @@ READS: dict[str, tuple[str, dict[str, str]]] = {
     "nodes": ("/api/v1/nodes", {"labelSelector": f"{DEVICE_MANAGEMENT_LABEL}={DEVICE_MANAGEMENT_DRA}"}),
     "resource_slices": ("/apis/resource.k8s.io/v1/resourceslices", {"fieldSelector": f"spec.driver={DRA_DRIVER_NAME}"}),
 }
-"""What verification reads: argument name of ``policy.verify.evaluate`` -> (path, query)."""
+"""What verification reads: argument name of ``policy.live.verify.evaluate`` -> (path, query)."""
 
 
 def read(kube: KubeApi, name: str) -> Json | None:

@@ -1,7 +1,5 @@
-"""The typed environment model: parsed and validated once, trusted everywhere after."""
+"""The typed environment model: each file parsed strictly into it once, at the edge.
 
-from config.errors import ConfigError
-from config.load import load_environment
-from config.model import EnvironmentConfig
-
-__all__ = ["ConfigError", "EnvironmentConfig", "load_environment"]
+``config`` checks each field on its own; the cross-field rules that need plans live above it, in
+``policy.environment``, whose ``load_environment`` is the one entry point for an environment file.
+"""

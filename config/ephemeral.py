@@ -10,7 +10,8 @@ from config.model_base import Model
 
 
 class EphemeralConfig(Model):
-    """A short-lived environment: each run gets its own copy, named after its run id (see ``config/runs.py``)."""
+    """A short-lived environment: each run gets its own copy, named after its run id
+    (see ``policy/environment/runs.py``)."""
 
     ttl_hours: Annotated[int, Field(ge=1, le=168)] = 6
     """Hours a run's stack may live; tagged `ttl-hours` on every resource."""

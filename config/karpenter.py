@@ -4,7 +4,7 @@ A Karpenter pool is an ordinary ``gpu_pools`` entry with ``provider: karpenter``
 instance types, zones, labels, taints, root volume and device management mean what they
 mean for a managed node group, so gang templates, the DRA driver and the device plugin
 treat both providers alike. What only Karpenter has lives in the pool's ``karpenter:``
-section. Cross-field rules are in ``config.validate_karpenter``.
+section. Cross-field rules are in ``policy.environment.karpenter``.
 """
 
 from __future__ import annotations

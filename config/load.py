@@ -1,4 +1,4 @@
-"""Read an environment file into an ``EnvironmentConfig``: the one place input enters."""
+"""Read an environment file into the typed ``EnvironmentConfig`` model: the one reader of input files."""
 
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ from config.files import read_yaml_file
 from config.model import EnvironmentConfig
 from config.model_base import PATTERN_WORDS
 from config.settings_links import anchor_of, settings_link
-from config.validate import validate_environment
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ENVIRONMENTS_DIR = REPO_ROOT / "environments"
@@ -51,23 +50,11 @@ def environment_path(name: str) -> Path:
     return path
 
 
-def load_environment(
-    *, name: str | None = None, path: Path | str | None = None, today: date | None = None
-) -> EnvironmentConfig:
-    """Load by environment name (``environments/<name>.yaml``) or by file path; default ``dev``.
+def environment_model(data: Any) -> EnvironmentConfig:
+    """The typed model of an environment file's data: each field checked on its own, strictly.
 
-    ``today``: the UTC date rules about time compare against (a Capacity Block that has ended);
-    default the current one, so a given file and date always give the same verdict.
+    The cross-field rules that need plans run above the model (``policy.environment.load``).
     """
-    file = Path(path) if path is not None else environment_path(name or DEFAULT_ENVIRONMENT)
-    source = _display(file)
-    try:
-        return parse_environment(_read_yaml(file), source=source, today=today)
-    except ConfigError as error:
-        raise error.with_source(source) from None
-
-
-def parse_environment(data: Any, *, source: str = "", today: date | None = None) -> EnvironmentConfig:
     if not isinstance(data, dict):
         raise ConfigError(
             "<top>",
@@ -75,9 +62,7 @@ def parse_environment(data: Any, *, source: str = "", today: date | None = None)
             "an environment file is a mapping",
             "start the file with 'name: <environment>'",
         )
-    env = validate_strictly(EnvironmentConfig, data)
-    validate_environment(env, today=today if today is not None else utc_today())
-    return env
+    return validate_strictly(EnvironmentConfig, data)
 
 
 def utc_today() -> date:
@@ -108,7 +93,7 @@ def validate_strictly(model: type[ModelT], data: dict[str, Any]) -> ModelT:
     try:
         return model.model_validate_json(document, strict=True)
     except ValidationError as error:
-        raise _from_pydantic(error, model) from None
+        raise from_pydantic(error, model) from None
 
 
 _INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
@@ -145,14 +130,14 @@ def refuse_control_characters(data: Any, loc: tuple[int | str, ...] = ()) -> Non
             refuse_control_characters(value, (*loc, index))
 
 
-def _display(file: Path) -> str:
+def display_path(file: Path) -> str:
     try:
         return str(file.resolve().relative_to(REPO_ROOT))
     except ValueError:
         return str(file)
 
 
-def _read_yaml(file: Path) -> Any:
+def read_yaml(file: Path) -> Any:
     return read_yaml_file(file)
 
 
@@ -205,7 +190,7 @@ def _reference(loc: tuple[int | str, ...], root: type[BaseModel]) -> str:
     return settings_link(root)
 
 
-def _from_pydantic(error: ValidationError, root: type[BaseModel] = EnvironmentConfig) -> ConfigError:
+def from_pydantic(error: ValidationError, root: type[BaseModel] = EnvironmentConfig) -> ConfigError:
     """The first error pydantic found, in our words: the values a field allows, never pydantic's text or a pattern."""
     first = error.errors()[0]
     loc = tuple(p for p in first["loc"] if not (isinstance(p, str) and ("[" in p or "function" in p)))

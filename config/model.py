@@ -1,7 +1,7 @@
 """The environment model: one YAML file per environment, parsed into these types.
 
 Shape and types are checked here (unknown keys are errors); rules that span fields
-live in ``config.validate``. Both run once, in ``config.load``.
+live in ``policy.environment.validate``. Both run once, in ``config.load``.
 """
 
 from __future__ import annotations
@@ -204,7 +204,7 @@ class GpuPoolConfig(Model):
     """Elastic Fabric Adapter interfaces on every network card, the EFA security group and device plugin.
     Default: on when every instance type of the pool supports EFA (``catalog/efa.py``); a Karpenter pool
     also needs ``karpenter.mode: static``, listed instance types and one EFA layout
-    (``policy.node_pools.karpenter_efa_problem``)."""
+    (``policy.infrastructure.node_pools.karpenter_efa_problem``)."""
     placement_group: bool | None = None
     """A cluster placement group per zone for EFA pools. Default: on for EFA pools, except Capacity Blocks,
     whose nodes must launch into the block's own group (``capacity.placement_group``) or none."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated
 
@@ -151,3 +152,13 @@ class RunConfig(Model):
     """Use CompositePodGroups (one child group per role) when the cluster has `CompositePodGroup`."""
     shared_devices: SharedDevices | None = None
     """Devices allocated once per PodGroup and shared by its pods (needs `DRAWorkloadResourceClaims`)."""
+
+
+@dataclass(frozen=True)
+class TeamRun:
+    """One run file of a team, parsed: ``teams/<team>/<name>.yaml``."""
+
+    team: str
+    name: str
+    source: str
+    run: RunConfig

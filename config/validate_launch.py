@@ -1,7 +1,7 @@
 """Run rules of the launch side of the gang templates: what a team may write, what the platform owns.
 
 Every rule raises one ``ConfigError`` line naming the field, the value and the fix. They run
-after the run file parses and before anything renders (``config.teams.check_run``).
+after the run file parses and before anything renders (``policy.environment.teams.check_run``).
 """
 
 from __future__ import annotations
@@ -142,9 +142,9 @@ TEMPLATES_USING = {
     "readiness_command": (GangTemplate.SERVICE,),
     "processes_per_pod": (GangTemplate.PYTORCH, GangTemplate.MPI),
 }
-"""Run fields only some templates read (``policy.launch.wiring``: the service probe; torchrun's
+"""Run fields only some templates read (``policy.gangs.launch``: the service probe; torchrun's
 ``--nproc-per-node`` and the MPI hostfile's slots). ``job`` is pytorch only too, refused with the gates
-(``config.teams.unhonoured_settings``)."""
+(``policy.environment.teams.unhonoured_settings``)."""
 
 
 def check_run_ignored_fields(run: RunConfig) -> None:

@@ -59,7 +59,7 @@ def labels(component: str = "exporter") -> dict[str, str]:
 
 PROMETHEUS_SELECTOR_LABELS = {"release": KUBE_PROMETHEUS_STACK_RELEASE}
 """On every ServiceMonitor and PrometheusRule: the installed Prometheus selects by it, the chart's own objects
-carry it too (``observability.prometheus_stack``), and an existing Operator set up by the chart's defaults does
+carry it too (``observability.prometheus_values``), and an existing Operator set up by the chart's defaults does
 the same."""
 
 

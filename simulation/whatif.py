@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from config.model import EnvironmentConfig
-from policy.gates import gang_scheduling_native
+from policy.gates.rules import gang_scheduling_native
 from simulation.engine.cluster import cluster_model
+from simulation.engine.event_loop import Mode, Simulation, Window
 from simulation.engine.jobs import JobRequest
-from simulation.engine.simulate import Mode, Simulation, Window
 from simulation.mix.model import MixConfig
 from simulation.mix.sample import sample_jobs
 from simulation.report.markdown import report_markdown

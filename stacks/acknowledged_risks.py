@@ -1,4 +1,4 @@
-"""The acknowledged risks (``policy.acknowledgements``) as CDK warnings on the construct each concerns.
+"""The acknowledged risks (``policy.environment.acknowledgements``) as CDK warnings on the construct each concerns.
 
 ``cdk synth``/``cdk deploy`` print CDK warnings themselves; ``make synth`` prints the risks from the
 configuration and leaves these out (``cli.cdk_messages``), so each is said once either way.
@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from aws_cdk import Annotations
 from constructs import IConstruct
 
-from policy.acknowledgements import AcknowledgedRisk
+from policy.environment.acknowledgements import AcknowledgedRisk
 
 
 def warn_acknowledged(scope: IConstruct, risks: Iterable[AcknowledgedRisk]) -> None:

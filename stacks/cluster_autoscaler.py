@@ -9,9 +9,9 @@ from constructs import Construct, IConstruct
 
 from catalog import versions
 from config.model import EnvironmentConfig
-from policy.acknowledgements import cluster_autoscaler_risks
-from policy.cluster_autoscaler import cluster_autoscaler_policy, cluster_autoscaler_values
-from policy.karpenter_iam import pod_identity_trust_policy
+from policy.environment.acknowledgements import cluster_autoscaler_risks
+from policy.iam.karpenter import pod_identity_trust_policy
+from policy.infrastructure.cluster_autoscaler import cluster_autoscaler_policy, cluster_autoscaler_values
 from stacks.acknowledged_risks import warn_acknowledged
 from stacks.helm import pinned_chart
 from stacks.nag import acknowledge_cluster_autoscaler

@@ -11,11 +11,11 @@ from constructs import Construct
 from catalog import versions
 from charts.deployed import DeployedObjects
 from config.model import CapacityProvider, EndpointAccess, EnvironmentConfig
-from policy.acknowledgements import endpoint_risks
-from policy.efa import efa_pools
-from policy.gates import required_api_versions
-from policy.node_pools import autoscaled_pools
-from policy.workload_api import applied_objects
+from policy.environment.acknowledgements import endpoint_risks
+from policy.gangs.workload_api import applied_objects
+from policy.gates.rules import required_api_versions
+from policy.infrastructure.efa import efa_pools
+from policy.infrastructure.node_pools import autoscaled_pools
 from stacks.acknowledged_risks import warn_acknowledged
 from stacks.cluster_autoscaler import ClusterAutoscaler
 from stacks.deletion_protection import ClusterDeletionProtection

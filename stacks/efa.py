@@ -8,7 +8,7 @@ from constructs import Construct
 
 from catalog import versions
 from config.model import EnvironmentConfig
-from policy.efa import efa_device_plugin_values
+from policy.infrastructure.efa import efa_device_plugin_values
 from stacks.helm import pinned_chart
 
 

@@ -12,7 +12,7 @@ from stacks.nag import apply_nag
 
 if TYPE_CHECKING:
     from charts.deployed import DeployedObjects
-    from config import EnvironmentConfig
+    from config.model import EnvironmentConfig
 
 
 def add_environment_stacks(app: App, env: EnvironmentConfig, objects: DeployedObjects | None = None) -> None:

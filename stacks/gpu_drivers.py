@@ -8,7 +8,7 @@ from constructs import Construct
 
 from catalog import versions
 from config.model import EnvironmentConfig
-from policy.dra_driver import device_plugin_values, dra_driver_values
+from policy.infrastructure.dra_driver import device_plugin_values, dra_driver_values
 from stacks.helm import pinned_chart
 
 

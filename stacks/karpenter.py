@@ -4,7 +4,7 @@ Mirrors Karpenter's getting-started CloudFormation (node role with an ``EC2_LINU
 entry, six scoped controller policies, a 300-second SSE queue fed by five EventBridge
 rules), binds the controller role with EKS Pod Identity, installs the CRD chart, then the
 controller on the CPU system nodes, then the EC2NodeClasses and NodePools built by
-``policy.karpenter``. L1 constructs throughout: few jsii calls, fast synthesis.
+``policy.infrastructure.karpenter``. L1 constructs throughout: few jsii calls, fast synthesis.
 """
 
 from __future__ import annotations
@@ -19,14 +19,14 @@ from constructs import Construct, IConstruct
 from catalog import versions
 from catalog.karpenter import INTERRUPTION_EVENTS
 from config.model import EnvironmentConfig
-from policy.acknowledgements import karpenter_risks
-from policy.karpenter import (
+from policy.environment.acknowledgements import karpenter_risks
+from policy.iam.karpenter import controller_policies, interruption_queue_policy, pod_identity_trust_policy
+from policy.infrastructure.karpenter import (
     interruption_queue_name,
     karpenter_chart_values,
     karpenter_objects,
     node_role_name,
 )
-from policy.karpenter_iam import controller_policies, interruption_queue_policy, pod_identity_trust_policy
 from stacks.acknowledged_risks import warn_acknowledged
 from stacks.jsii_types import as_icluster
 from stacks.nag import acknowledge_karpenter

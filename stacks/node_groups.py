@@ -14,9 +14,9 @@ from constructs import Construct
 
 from catalog.labels import ROLE_LABEL
 from config.model import CapacityType, GpuPoolConfig, PoolScaling, SystemNodeGroupConfig, TaintEffect
-from policy.cluster_autoscaler import accelerator_labels, node_template_tags
-from policy.efa import NetworkInterfaceSpec, efa_network_interfaces
-from policy.node_pools import (
+from policy.infrastructure.cluster_autoscaler import accelerator_labels, node_template_tags
+from policy.infrastructure.efa import NetworkInterfaceSpec, efa_network_interfaces
+from policy.infrastructure.node_pools import (
     ScheduledScaleIn,
     capacity_block_scale_ins,
     gpu_node_labels,

@@ -16,9 +16,9 @@ from catalog.instances import INSTANCE_TYPES
 from config.model import EnvironmentConfig
 from config.observability import PrometheusMode
 from observability.manifests import is_operator_object, with_exporter_image
-from observability.prometheus_stack import scheduler_metrics_binding
+from observability.prometheus_values import scheduler_metrics_binding
 from stacks.platform_objects import PlatformObjects, apply_manifest, manifest_id
-from stacks.prometheus_stack import PrometheusStack
+from stacks.prometheus_monitoring import PrometheusMonitoring
 
 EXPORTER_DIR = Path(__file__).resolve().parent.parent / "exporter"
 """Docker build context of the gang exporter (``exporter/Dockerfile``)."""
@@ -73,9 +73,9 @@ class GangObservabilityDeployment(Construct):
         self.workspace: aps.CfnWorkspace | None = None
         if config.managed_prometheus:
             self.workspace = self._workspace(env)
-        self.prometheus: PrometheusStack | None = None
+        self.prometheus: PrometheusMonitoring | None = None
         if config.prometheus is PrometheusMode.INSTALL:
-            self.prometheus = PrometheusStack(
+            self.prometheus = PrometheusMonitoring(
                 self, "Prometheus", cluster=cluster, env=env, system_nodes=system_nodes, workspace=self.workspace
             )
         self.monitoring: eks.KubernetesManifest | None = None

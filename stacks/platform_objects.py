@@ -10,7 +10,7 @@ from aws_cdk import RemovalPolicy
 from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct, IDependable
 
-from policy.retention import holds_user_data
+from policy.infrastructure.retention import holds_user_data
 from stacks.jsii_types import as_icluster
 
 PAYLOAD_LIMIT_BYTES = 262_144

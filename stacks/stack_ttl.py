@@ -17,7 +17,7 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from config.ephemeral import EphemeralConfig
-from config.runs import TTL_TAG
+from policy.environment.runs import TTL_TAG
 
 HANDLER_SOURCE = Path(__file__).with_name("stack_ttl_handler.py")
 CHECK_EVERY = Duration.minutes(15)

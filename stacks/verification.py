@@ -24,11 +24,11 @@ from constructs import Construct, IDependable
 
 from config.model import EnvironmentConfig
 from config.platform import WorkloadApi
-from config.teams import load_team_runs
-from policy.gate_probes import gate_probes
-from policy.gates import gang_scheduling_native, served_beyond_eks
-from policy.verify import DRA_DRIVER_NAME
-from policy.workload_api import gang_run_warnings
+from policy.environment.teams import load_team_runs
+from policy.gangs.workload_api import gang_run_warnings
+from policy.gates.rules import gang_scheduling_native, served_beyond_eks
+from policy.live.gate_probes import gate_probes
+from policy.live.verify import DRA_DRIVER_NAME
 from stacks.jsii_types import as_icluster
 
 

@@ -26,9 +26,10 @@ os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 import charts
 import stacks
 from cli.jsii_runtime import start_kernel_early, use_direct_channel
-from config import EnvironmentConfig, load_environment
 from config.load import REPO_ROOT
+from config.model import EnvironmentConfig
 from config.model import EnvironmentConfig as _Env
+from policy.environment.load import load_environment
 
 if TYPE_CHECKING:
     from charts.render import RenderedEnvironment
@@ -196,7 +197,7 @@ def shipped_render(name: str) -> RenderedEnvironment:
 
 
 def env_from(data: dict[str, Any]) -> _Env:
-    from config.load import parse_environment
+    from policy.environment.load import parse_environment
 
     return parse_environment(data)
 

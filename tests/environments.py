@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from config.files import read_yaml_file
-from config.load import ENVIRONMENTS_DIR, load_environment, utc_today
+from config.load import ENVIRONMENTS_DIR, utc_today
 from config.model import EnvironmentConfig
-from config.validate import validate_environment
-from policy.gates import served_beyond_eks
+from policy.environment.load import load_environment
+from policy.environment.validate import validate_environment
+from policy.gates.rules import served_beyond_eks
 
 if TYPE_CHECKING:
     from charts.render import RenderedEnvironment
@@ -103,7 +104,8 @@ def workload_aware_render(name: str) -> RenderedEnvironment:
 @functools.cache
 def _workload_aware_run(name: str, team: str, run: str) -> list[dict[str, Any]]:
     from charts.render import render_environment
-    from config.teams import TEAMS_DIR, TeamRun, parse_run
+    from config.platform import TeamRun
+    from policy.environment.teams import TEAMS_DIR, parse_run
 
     env = workload_aware(name)
     source = f"teams/{team}/{run}.yaml"

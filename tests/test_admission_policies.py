@@ -14,8 +14,8 @@ import pytest
 from charts.namespaces import GRANTED
 from charts.ordering import SYNC_WAVE
 from charts.render import render_cluster_objects
-from config import load_environment
-from policy.admission import TIER_GRANTED, Verdict, review
+from policy.environment.load import load_environment
+from policy.gangs.admission import TIER_GRANTED, Verdict, review
 from tests import yaml_files
 from tests.conftest import EXAMPLE_ENVIRONMENTS, env_from, shipped_render
 from tests.environments import workload_aware_render, workload_aware_run
@@ -160,13 +160,13 @@ FALLBACK_POLICY_NAMES = {
     "gpu-platform-device-classes-resourceclaimtemplates",
     "gpu-platform-device-classes-resourceclaims",
 }
-"""The policies that judge no gang kind or gang field (``policy.workload_api.needs_workload_api``)."""
+"""The policies that judge no gang kind or gang field (``policy.gangs.workload_api.needs_workload_api``)."""
 
 
 @pytest.mark.parametrize("env_name", EXAMPLE_ENVIRONMENTS)
 def test_shipped_environments_render_no_policy_that_judges_gangs(env_name: str) -> None:
-    from policy.admission import admission_policies
-    from policy.workload_api import needs_workload_api
+    from policy.gangs.admission import admission_policies
+    from policy.gangs.workload_api import needs_workload_api
 
     committed = list(yaml_files.load_all((DIST / env_name / "admission-policies.yaml").read_text()))
     rendered = shipped_render(env_name).cluster_scoped()["admission-policies.yaml"]

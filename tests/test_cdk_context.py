@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from cli.cdk_context import CONTEXT_ENV, CONTEXT_OVERFLOW_LOCATION_ENV, cli_context
-from config import ConfigError
+from config.errors import ConfigError
 from config.load import REPO_ROOT
 
 # Prints, for every key given, what aws-cdk-lib's App (built as every synthesis path builds it) and

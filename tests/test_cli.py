@@ -121,8 +121,8 @@ def test_render_command_writes_what_the_checked_in_process_render_gives(tmp_path
     # The command skips jsii's runtime argument checks and reads runs from --teams; this process keeps the checks.
     from bench.runs import fleet_environment, write_runs
     from charts.render import output_files, render_environment
-    from config import load_environment
-    from config.teams import load_team_runs
+    from policy.environment.load import load_environment
+    from policy.environment.teams import load_team_runs
 
     teams = write_runs(tmp_path / "teams", count=8)
     config = fleet_environment(tmp_path / "dev-fleet.yaml")  # dev, taking every run of --teams

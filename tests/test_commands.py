@@ -364,7 +364,7 @@ def test_help_and_usage_errors_end_cleanly_before_node_starts(module: str, tmp_p
 _FAILING_RENDERER = """
 import os, signal, sys
 from cli.synth import Renderer, SynthesisFailed
-from config import load_environment
+from policy.environment.load import load_environment
 
 def fail(_):
     if sys.argv[1] == "killed":

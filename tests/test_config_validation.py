@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from catalog.cluster_autoscaler import CLUSTER_AUTOSCALER_RELEASES, ClusterAutoscalerRelease
-from config import ConfigError, load_environment
+from config.errors import ConfigError
+from policy.environment.load import load_environment
 from tests import yaml_files
 from tests.conftest import EXAMPLE_ENVIRONMENTS, env_from
 

@@ -8,9 +8,9 @@ import pytest
 
 from catalog.prices import ON_DEMAND_USD_PER_HOUR
 from charts.summary import always_on_cost
-from config import ConfigError
-from config.load import load_environment
-from config.teams import load_team_runs
+from config.errors import ConfigError
+from policy.environment.load import load_environment
+from policy.environment.teams import load_team_runs
 from tests.conftest import EXAMPLE_ENVIRONMENTS, env_from
 
 

@@ -14,12 +14,12 @@ from catalog.cluster_autoscaler import CLUSTER_AUTOSCALER_RELEASES, discovery_ta
 from catalog.efa import EFA_SUPPORT
 from catalog.instances import INSTANCE_TYPES
 from catalog.versions import CLUSTER_AUTOSCALER_CHART_VERSION, CLUSTER_AUTOSCALER_VERSION, KUBERNETES_MINOR
-from config import load_environment
 from config.load import REPO_ROOT
 from config.model import CapacityProvider, CapacityType
-from policy.acknowledgements import AcknowledgedRisk, Acknowledgement, cluster_autoscaler_risks
-from policy.cluster_autoscaler import cluster_autoscaler_values, node_template_tags
-from policy.efa import (
+from policy.environment.acknowledgements import AcknowledgedRisk, Acknowledgement, cluster_autoscaler_risks
+from policy.environment.load import load_environment
+from policy.infrastructure.cluster_autoscaler import cluster_autoscaler_values, node_template_tags
+from policy.infrastructure.efa import (
     EfaPodSettings,
     efa_device_plugin_image,
     efa_device_plugin_values,
@@ -28,7 +28,7 @@ from policy.efa import (
     karpenter_network_interfaces,
     pool_efa_settings,
 )
-from policy.node_pools import autoscaled_pools, efa_enabled, efa_interfaces_per_node, node_group_plans
+from policy.infrastructure.node_pools import autoscaled_pools, efa_enabled, efa_interfaces_per_node, node_group_plans
 from tests import yaml_files
 from tests.chart_values import unknown_keys
 from tests.conftest import EXAMPLE_ENVIRONMENTS, REFERENCE, env_from, require_reference, shipped_render
@@ -217,7 +217,7 @@ def test_runs_on_one_kind_of_pool_are_not_pinned() -> None:
 
 
 def test_karpenter_efa_pool_gets_the_interfaces_of_its_type() -> None:
-    from policy.karpenter import karpenter_objects
+    from policy.infrastructure.karpenter import karpenter_objects
 
     env = load_environment(name="karpenter-example")
     block = next(p for p in env.gpu_pools if p.name == "h200-block")  # Karpenter static, p5en.48xlarge
@@ -438,7 +438,7 @@ def test_expander_prefers_the_pool_listed_first() -> None:
 
 
 def test_capacity_block_scale_in_an_hour_before_the_end() -> None:
-    from policy.node_pools import capacity_block_scale_ins
+    from policy.infrastructure.node_pools import capacity_block_scale_ins
 
     env = load_environment(name="prod-example")
     (block,) = [p for p in env.gpu_pools if p.name == "h200-block"]
@@ -469,9 +469,9 @@ def test_capacity_block_scale_in_schedule_updates_only_its_group(synthesized: Sy
 
 def test_capacity_checks_count_only_the_pools_a_run_is_pinned_to() -> None:
     from catalog.device_classes import DEVICE_CLASSES, DeviceShape
-    from policy.capacity import Reach, cluster_pod_capacity
-    from policy.deadlocks import gpu_demands
-    from policy.node_pools import max_nodes
+    from policy.checks.demands import gpu_demands
+    from policy.infrastructure.capacity import Reach, cluster_pod_capacity
+    from policy.infrastructure.node_pools import max_nodes
 
     env = load_environment(name="prod-example")
     (demand,) = gpu_demands(shipped_render("prod-example").files["teams/llm-research/finetune-8b.yaml"])

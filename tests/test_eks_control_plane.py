@@ -8,9 +8,9 @@ import pytest
 
 from catalog.eks_control_plane import EKS_SERVED, EKS_SERVED_APIS
 from catalog.feature_gates import FEATURE_GATES, Stage
-from config import ConfigError
-from config.load import load_environment
-from policy.gates import check_gates, served_beyond_eks
+from config.errors import ConfigError
+from policy.environment.load import load_environment
+from policy.gates.rules import check_gates, served_beyond_eks
 from tests.conftest import EXAMPLE_ENVIRONMENTS, env_from, shipped_render
 
 

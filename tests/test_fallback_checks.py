@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from charts.render import render_environment
-from policy.checks import Status
-from policy.deadlocks import check_capacity, gpu_demands
+from policy.checks.capacity import check_capacity
+from policy.checks.demands import gpu_demands
+from policy.results import Status
 from tests.conftest import env_from
 
 

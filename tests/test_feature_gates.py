@@ -8,8 +8,8 @@ import pytest
 
 from catalog.eks_control_plane import EKS_SERVED
 from catalog.feature_gates import FEATURE_GATES, Stage
-from config import ConfigError
-from policy.gates import check_gates, kubelet_feature_gates, required_api_versions
+from config.errors import ConfigError
+from policy.gates.rules import check_gates, kubelet_feature_gates, required_api_versions
 from tests.conftest import env_from
 from tests.environments import workload_aware_data
 

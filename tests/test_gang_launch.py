@@ -9,9 +9,11 @@ import pytest
 from cdk8s import App
 
 from charts.render import render_team_run
-from config import ConfigError, load_environment
-from config.teams import TeamRun, parse_run
-from policy.deadlocks import pods as member_pods
+from config.errors import ConfigError
+from config.platform import TeamRun
+from policy.checks.objects import pods as member_pods
+from policy.environment.load import load_environment
+from policy.environment.teams import parse_run
 from tests import yaml_files
 from tests.conftest import shipped_render
 from tests.environments import workload_aware
@@ -295,8 +297,10 @@ def test_summary_shows_world_and_discovery_per_run_and_pods_gpus_pool_and_zones_
 
 
 def test_gang_checks_count_the_pods_stateful_sets_create() -> None:
-    from policy.checks import Status
-    from policy.deadlocks import check_gang_size, check_references, run_checks
+    from policy.checks.gang_size import check_gang_size
+    from policy.checks.references import check_references
+    from policy.checks.suite import run_checks
+    from policy.results import Status
 
     env = workload_aware("dev")
     objects = _objects(SERVICE | {"command": ["serve"], "readiness_command": ["ready"]}, native=True)

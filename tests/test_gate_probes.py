@@ -12,10 +12,10 @@ import kubernetes_validate
 import pytest
 
 from catalog.feature_gates import FEATURE_GATES, Stage
-from config import load_environment
-from policy.checks import Status
-from policy.gate_probes import PROBE_KINDS, GateProbe, field_value, gate_probes, probe_for
-from policy.verify import expectations, gate_checks
+from policy.environment.load import load_environment
+from policy.live.gate_probes import PROBE_KINDS, GateProbe, field_value, gate_probes, probe_for
+from policy.live.verify import expectations, gate_checks
+from policy.results import Status
 from tests.conftest import EXAMPLE_ENVIRONMENTS
 from tests.environments import workload_aware, workload_aware_data
 

@@ -14,20 +14,21 @@ from typing import Any
 import pytest
 
 from charts.render import render_checked, render_environment
-from config import ConfigError, EnvironmentConfig, load_environment
-from config.teams import TeamRun, parse_run
-from policy.checks import Check, Status
-from policy.deadlocks import (
-    check_capacity,
-    check_competition,
-    check_device_classes,
-    check_feature_gates,
-    check_gang_size,
-    check_priority_tiers,
-    check_references,
-    check_tolerations,
-    run_checks,
-)
+from config.errors import ConfigError
+from config.model import EnvironmentConfig
+from config.platform import TeamRun
+from policy.checks.capacity import check_capacity
+from policy.checks.competition import check_competition
+from policy.checks.device_classes import check_device_classes
+from policy.checks.feature_gates import check_feature_gates
+from policy.checks.gang_size import check_gang_size
+from policy.checks.priority_tiers import check_priority_tiers
+from policy.checks.references import check_references
+from policy.checks.suite import run_checks
+from policy.checks.tolerations import check_tolerations
+from policy.environment.load import load_environment
+from policy.environment.teams import parse_run
+from policy.results import Check, Status
 from tests.conftest import EXAMPLE_ENVIRONMENTS, env_from, shipped_render
 from tests.environments import workload_aware, workload_aware_data
 

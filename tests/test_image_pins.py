@@ -24,11 +24,11 @@ from catalog.cluster_autoscaler import CLUSTER_AUTOSCALER_RELEASES
 from catalog.images import CHARTS, CHECKED, IMAGES, IMAGES_BY_REFERENCE, ImagePin, regional_efa_pin
 from catalog.karpenter import KARPENTER_RELEASES
 from cli.registry import MANIFEST_TYPES, RegistryClient, look_up
-from config import load_environment
 from config.load import ENVIRONMENTS_DIR, REPO_ROOT, environment_names
-from policy.acknowledgements import UNVERIFIED_RELEASES, acknowledged_risks
-from policy.checks import Check, Status
-from policy.images import Lookup, Outcome, chart_check, deployed_charts, deployed_images, image_check
+from policy.environment.acknowledgements import UNVERIFIED_RELEASES, acknowledged_risks
+from policy.environment.load import load_environment
+from policy.infrastructure.images import Lookup, Outcome, chart_check, deployed_charts, deployed_images, image_check
+from policy.results import Check, Status
 from tests import yaml_files
 from tests.conftest import REFERENCE, env_from
 from tests.fake_registry import ECR_TOKEN, TOKEN, FakeRegistries, digest, serving
@@ -434,10 +434,12 @@ def test_no_registries_leaves_the_look_ups_out(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_an_image_without_a_row_gets_an_unverified_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    import policy.images
+    import policy.infrastructure.images
 
     monkeypatch.setattr(
-        policy.images, "efa_device_plugin_values", lambda env: {"image": {"repository": "x.example/efa", "tag": "v9"}}
+        policy.infrastructure.images,
+        "efa_device_plugin_values",
+        lambda env: {"image": {"repository": "x.example/efa", "tag": "v9"}},
     )
     (efa,) = [p for p in deployed_images(load_environment(name="dev")) if "efa" in p.image]
     assert efa == ImagePin(
@@ -457,11 +459,11 @@ def test_readme_records_the_release_each_deployed_pin_was_checked_against() -> N
 
 
 def test_efa_device_plugin_in_another_regions_eks_registry_keeps_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    import policy.images
+    import policy.infrastructure.images
 
     east = "602401143452.dkr.ecr.us-east-1.amazonaws.com/eks/aws-efa-k8s-device-plugin"
     values = {"image": {"repository": east, "tag": versions.EFA_DEVICE_PLUGIN_IMAGE_TAG}}
-    monkeypatch.setattr(policy.images, "efa_device_plugin_values", lambda env: values)
+    monkeypatch.setattr(policy.infrastructure.images, "efa_device_plugin_values", lambda env: values)
     (efa,) = [p for p in deployed_images(load_environment(name="dev")) if "efa" in p.image]
     assert (efa.image, efa.component, efa.release, efa.verified) == (
         f"{east}:v0.5.20",

@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from config import ConfigError, load_environment
-from config.teams import load_team_runs, parse_run, unnamed_team_directories
-from policy.acknowledgements import Acknowledgement, endpoint_risks
+from config.errors import ConfigError
+from policy.environment.acknowledgements import Acknowledgement, endpoint_risks
+from policy.environment.load import load_environment
+from policy.environment.teams import load_team_runs, parse_run, unnamed_team_directories
 from tests.conftest import env_from
 from tests.environments import WORKLOAD_AWARE_GATES, workload_aware_data
 
@@ -102,7 +103,7 @@ def _teams(tmp_path: Path) -> Path:
 
 def _selected_runs(teams: Path) -> None:
     """The run dev selects for llm-research (``platform.teams.llm-research.runs``), so that team loads."""
-    from config.teams import TEAMS_DIR
+    from policy.environment.teams import TEAMS_DIR
 
     (teams / "llm-research").mkdir(parents=True, exist_ok=True)
     (teams / "llm-research" / "finetune-8b.yaml").write_bytes(
@@ -178,7 +179,7 @@ def test_fails_job_form_for_a_template_without_one() -> None:
 
 def test_defaulted_and_fallback_settings_are_noted_in_the_summary_and_warned(dev_data: dict[str, Any]) -> None:
     from charts.render import output_files, render_environment
-    from config.teams import TeamRun
+    from config.platform import TeamRun
 
     env = _without_topology_gate(dev_data)
     runs = [
@@ -204,7 +205,7 @@ def test_defaulted_and_fallback_settings_are_noted_in_the_summary_and_warned(dev
 def test_fallback_honours_zone_topology_and_notes_what_it_cannot(dev_data: dict[str, Any]) -> None:
     """Without GenericWorkload zone topology is a Pod affinity (honoured, no note); a gang minimum is not."""
     from charts.render import output_files, render_environment
-    from config.teams import TeamRun
+    from config.platform import TeamRun
 
     env = env_from(dev_data)
     elastic = RUN | {"topology": "zone", "min_replicas": 1, "elastic": True}

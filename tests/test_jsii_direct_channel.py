@@ -72,7 +72,7 @@ from jsii._kernel import Kernel
 loads, own_load = [], Kernel.load
 Kernel.load = lambda self, name, *rest: loads.append(name) or own_load(self, name, *rest)
 from charts.render import output_files, render_checked
-from config import load_environment
+from policy.environment.load import load_environment
 
 env = load_environment(name="dev")
 files = output_files(env, render_checked(env))

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from config import ConfigError, load_environment
+from config.errors import ConfigError
 from config.load import REPO_ROOT
+from policy.environment.load import load_environment
 
 
 def _make(*args: str) -> subprocess.CompletedProcess[str]:

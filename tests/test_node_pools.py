@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from catalog.labels import DEVICE_MANAGEMENT_LABEL
-from config import load_environment
-from policy.dra_driver import device_plugin_values, dra_driver_values
-from policy.node_pools import gpu_node_labels, node_config_user_data, node_group_plans
+from policy.environment.load import load_environment
+from policy.infrastructure.dra_driver import device_plugin_values, dra_driver_values
+from policy.infrastructure.node_pools import gpu_node_labels, node_config_user_data, node_group_plans
 from tests import yaml_files
 from tests.chart_values import unknown_keys
 from tests.conftest import REFERENCE, env_from

@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from config.load import load_environment
-from policy.node_replacement import node_fingerprints, replacement_warnings
+from policy.environment.load import load_environment
+from policy.infrastructure.node_replacement import node_fingerprints, replacement_warnings
 
 
 def _template(*, ami: str = "AL2023_x86_64_NVIDIA", user_data: str = "a", min_size: int = 2) -> dict[str, Any]:

@@ -14,11 +14,13 @@ from catalog.device_classes import DEVICE_CLASSES, DRIVER_CLASS_NAMES, DRIVER_EX
 from catalog.instances import GpuModel
 from catalog.priority_tiers import TIERS, Tier
 from charts.render import output_files, render_cluster_objects, render_environment
-from config import ConfigError, load_environment
-from config.teams import TEAMS_DIR, parse_run
+from config.errors import ConfigError
 from policy.cel import device_matches
-from policy.deadlocks import pods as member_pods
-from policy.device_classes import (
+from policy.checks.objects import pods as member_pods
+from policy.environment.load import load_environment
+from policy.environment.teams import TEAMS_DIR, parse_run
+from policy.gangs.workload_rules import check_objects, object_errors, workload_errors
+from policy.infrastructure.device_classes import (
     MIG_PROFILES,
     models_selected,
     sample_devices,
@@ -26,7 +28,6 @@ from policy.device_classes import (
     sample_mig,
     selector_expression,
 )
-from policy.workload_rules import check_objects, object_errors, workload_errors
 from tests import yaml_files
 from tests.conftest import EXAMPLE_ENVIRONMENTS, shipped_render
 from tests.environments import workload_aware, workload_aware_data, workload_aware_run
@@ -252,7 +253,7 @@ def test_fallback_zone_run_requires_the_zone_of_its_gpu_pods() -> None:
 
 def test_fallback_run_without_zone_topology_has_no_pod_affinity() -> None:
     from config.platform import TopologyPreference
-    from policy.gangs import plan_gang
+    from policy.gangs.plan import plan_gang
 
     env = load_environment(name="prod-example")
     rendered = shipped_render("prod-example")
@@ -310,7 +311,7 @@ def test_changed_run_gets_a_new_workload_name() -> None:
     env = load_environment(name="dev")
     base = {"template": "mpi", "replicas": 2, "device_class": "l4", "image": "example/app:1"}
     from charts.render import render_environment as render
-    from config.teams import TeamRun
+    from config.platform import TeamRun
 
     def name(data: dict[str, Any]) -> str:
         run = TeamRun("vision", "sweep", "teams/vision/sweep.yaml", parse_run(env, "vision", "sweep", data))
@@ -384,7 +385,7 @@ def test_fails_run_bad_file_name() -> None:
 
 
 def test_team_run_errors_name_the_file(tmp_path: Path) -> None:
-    from config.teams import load_team_runs
+    from policy.environment.teams import load_team_runs
 
     (tmp_path / "llm-research").mkdir()  # the run dev selects for llm-research
     (tmp_path / "llm-research" / "finetune-8b.yaml").write_bytes(
@@ -496,7 +497,7 @@ def test_fails_object_name_not_dns() -> None:
 
 
 def test_check_objects_names_the_object() -> None:
-    from policy.workload_rules import WorkloadRuleError
+    from policy.gangs.workload_rules import WorkloadRuleError
 
     with pytest.raises(WorkloadRuleError, match=r"^Workload/n/w: spec.podGroupTemplates\[0\].name: not a DNS label"):
         check_objects([_workload([_template("Bad")])])
@@ -516,7 +517,7 @@ SHARED_GPU_SERVICE = {
 
 
 def _render_run(env_name: str, team: str, data: dict[str, Any]) -> list[dict[str, Any]]:
-    from config.teams import TeamRun
+    from config.platform import TeamRun
 
     env = workload_aware(env_name)
     run = TeamRun(team, "svc", f"teams/{team}/svc.yaml", parse_run(env, team, "svc", data))
@@ -566,7 +567,7 @@ def test_fails_run_both_job_and_hierarchical() -> None:
 
 def test_fallback_notes_min_replicas_instead_of_refusing_it() -> None:
     """Without GenericWorkload there is no gang minimum to get wrong: the setting is noted as not honoured."""
-    from config.teams import unhonoured_settings
+    from policy.environment.teams import unhonoured_settings
 
     env = load_environment(name="dev")
     run = parse_run(env, "vision", "run", BASE_RUN | {"min_replicas": 2, "elastic": True})

@@ -8,17 +8,18 @@ from typing import Any
 import pytest
 
 from catalog import karpenter as karpenter_catalog
-from config import load_environment
 from config.load import REPO_ROOT
 from config.model import PoolScaling
-from policy.checks import Status
-from policy.deadlocks import check_capacity, check_competition
-from policy.node_pools import (
+from policy.checks.capacity import check_capacity
+from policy.checks.competition import check_competition
+from policy.environment.load import load_environment
+from policy.infrastructure.node_pools import (
     node_group_plans,
     reachable_nodes_in_zone,
     scale_up_delay_seconds,
     static_nodes_in_zone,
 )
+from policy.results import Status
 from tests import yaml_files
 from tests.conftest import env_from
 from tests.environments import workload_aware_data
@@ -164,7 +165,7 @@ def test_fallback_gang_is_held_to_the_nodes_that_can_come_to_exist() -> None:
 def test_fails_at_synth_on_the_pool_whose_nodes_nobody_adds() -> None:
     """The synth refusal names the pool's scaling in the environment file and the run whose gang needs the nodes."""
     from charts.render import render_checked
-    from config import ConfigError
+    from config.errors import ConfigError
 
     env = env_from(_dev(scaling="autoscaled", min_size=1))
     with pytest.raises(ConfigError) as caught:

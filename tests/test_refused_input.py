@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from config import ConfigError
+from config.errors import ConfigError
 from config.model import EnvironmentConfig
 from config.model_base import PATTERN_WORDS
 from config.platform import RunConfig
@@ -119,8 +119,8 @@ RUN = {
 
 
 def _fails_run(data: dict[str, Any], *, name: str = "run", env_data: dict[str, Any] | None = None) -> str:
-    from config import load_environment
-    from config.teams import parse_run
+    from policy.environment.load import load_environment
+    from policy.environment.teams import parse_run
 
     env = env_from(env_data) if env_data is not None else load_environment(name="dev")
     with pytest.raises(ConfigError) as caught:
@@ -156,7 +156,7 @@ def test_fails_control_characters_in_an_environment(dev_data: dict[str, Any]) ->
 
 
 def _prod() -> dict[str, Any]:
-    from config import load_environment
+    from policy.environment.load import load_environment
 
     return load_environment(name="prod-example").model_dump(mode="json")
 
@@ -326,7 +326,7 @@ def _with_block(dev_data: dict[str, Any], ends_at: str) -> dict[str, Any]:
 def test_fails_capacity_block_that_has_ended(dev_data: dict[str, Any]) -> None:
     from datetime import date
 
-    from config.load import parse_environment
+    from policy.environment.load import parse_environment
 
     data = _with_block(dev_data, "2026-12-02T23:30:00Z")
     with pytest.raises(ConfigError) as caught:
@@ -473,8 +473,9 @@ def test_every_rendered_name_built_from_the_run_name_fits_its_limit() -> None:
     """At the longest accepted run name, every object name and label value the charts render fits: the
     generated names ``config`` checks are the ones that reach the objects."""
     from charts.render import render_environment
-    from config import load_environment
-    from config.teams import TeamRun, parse_run
+    from config.platform import TeamRun
+    from policy.environment.load import load_environment
+    from policy.environment.teams import parse_run
 
     env = load_environment(name="dev")
     runs = []
@@ -526,7 +527,7 @@ def test_fails_run_field_its_template_ignores(run: dict[str, Any], expected: str
 
 
 def test_fails_karpenter_pool_name_that_makes_a_node_pool_name_too_long() -> None:
-    from config import load_environment
+    from policy.environment.load import load_environment
 
     data = load_environment(name="karpenter-example").model_dump(mode="json")
     data["gpu_pools"][1]["name"] = "h" * 61
@@ -576,8 +577,9 @@ def test_fails_checkpoint_mount_on_a_path_the_platform_mounts(run: dict[str, Any
 def test_platform_mount_table_is_what_the_charts_mount() -> None:
     from catalog.launchers import CHECKPOINT_PATH, MPI_MOUNTS, PLATFORM_MOUNTS
     from charts.render import render_environment
-    from config import load_environment
-    from config.teams import TeamRun, parse_run
+    from config.platform import TeamRun
+    from policy.environment.load import load_environment
+    from policy.environment.teams import parse_run
 
     env = load_environment(name="dev")
     checkpoint = {"checkpoint": {"claim_name": "ckpt"}}
@@ -618,8 +620,8 @@ def test_platform_mount_table_is_what_the_charts_mount() -> None:
     ids=["yml", "upper-case", "nested"],
 )
 def test_fails_run_file_that_would_never_be_read(tmp_path: Any, relative: str, expected: str) -> None:
-    from config import load_environment
-    from config.teams import TEAMS_DIR, load_team_runs
+    from policy.environment.load import load_environment
+    from policy.environment.teams import TEAMS_DIR, load_team_runs
 
     teams = tmp_path / "teams"
     (teams / "vision").mkdir(parents=True)
@@ -636,8 +638,9 @@ def test_fails_run_file_that_would_never_be_read(tmp_path: Any, relative: str, e
 
 def test_fails_pod_no_node_of_the_pool_can_hold_on_the_pool_not_with_raise_max_size() -> None:
     from charts.render import render_checked
-    from config import load_environment
-    from config.teams import TeamRun, parse_run
+    from config.platform import TeamRun
+    from policy.environment.load import load_environment
+    from policy.environment.teams import parse_run
 
     env = load_environment(name="dev")
     big = RUN | {"device_class": "h100-80gb", "cpu_per_replica": 192, "memory_gib_per_replica": 900}
@@ -658,8 +661,8 @@ def test_fails_pod_no_node_of_the_pool_can_hold_on_the_pool_not_with_raise_max_s
 def test_fails_mix_number_out_of_bounds_in_words() -> None:
     from pathlib import Path
 
-    from config import load_environment
     from config.files import read_yaml_file
+    from policy.environment.load import load_environment
     from simulation.mix.load import parse_mix
 
     data = read_yaml_file(Path(__file__).resolve().parent.parent / "mixes" / "dev.yaml")
@@ -699,7 +702,7 @@ def test_fails_compute_domains_without_the_dra_driver(dev_data: dict[str, Any]) 
 def test_sections_of_components_not_installed_are_warned_and_noted_in_the_summary() -> None:
     from charts.render import output_files, render_environment
     from cli.render import note_lines
-    from config import load_environment
+    from policy.environment.load import load_environment
 
     data = load_environment(name="ci").model_dump(mode="json")
     data["cluster_autoscaler"]["scale_down_unneeded_minutes"] = 5
@@ -722,8 +725,8 @@ def test_sections_of_components_not_installed_are_warned_and_noted_in_the_summar
 def test_fails_control_characters_in_a_mix() -> None:
     from pathlib import Path
 
-    from config import load_environment
     from config.files import read_yaml_file
+    from policy.environment.load import load_environment
     from simulation.mix.load import parse_mix
 
     data = read_yaml_file(Path(__file__).resolve().parent.parent / "mixes" / "dev.yaml")

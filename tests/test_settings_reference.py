@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 
 from cli.settings import SECTIONS, reference
-from config import ConfigError, load_environment
-from config.load import REPO_ROOT, parse_environment
+from config.errors import ConfigError
+from config.load import REPO_ROOT
 from config.platform import RunConfig
 from config.settings_links import SECTION_ANCHORS, SETTINGS_REFERENCE
-from config.teams import parse_run
+from policy.environment.load import load_environment, parse_environment
+from policy.environment.teams import parse_run
 from simulation.mix.load import parse_mix
 from simulation.mix.model import JobClass, MixConfig
 

@@ -12,10 +12,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from config import ConfigError, load_environment
+from config.errors import ConfigError
 from config.files import MAX_FILE_BYTES, parse_yaml, read_yaml_file
 from config.files.strict_yaml import MAX_DEPTH, MAX_NODES
 from config.load import REPO_ROOT
+from policy.environment.load import load_environment
 
 
 def _refusal(data: bytes) -> str:

@@ -46,8 +46,8 @@ def test_the_synthesis_builds_every_stack_without_loading_cdk8s() -> None:
     import sys
 
     from charts.render import render_checked
-    from config import load_environment
     from config.load import REPO_ROOT
+    from policy.environment.load import load_environment
 
     objects = dataclasses.asdict(render_checked(load_environment(name="dev")).deployed())
     script = (
@@ -61,7 +61,7 @@ def test_the_synthesis_builds_every_stack_without_loading_cdk8s() -> None:
         "from aws_cdk import App\n"
         "from stacks.environment import add_environment_stacks\n"
         "from charts.deployed import DeployedObjects\n"
-        "from config import load_environment\n"
+        "from policy.environment.load import load_environment\n"
         "app = App()\n"
         "add_environment_stacks(app, load_environment(name='dev'), DeployedObjects(**json.load(sys.stdin)))\n"
         "preloaded = [load['name'] for load in assembly_loads(stacks.JSII_MODULES)]\n"

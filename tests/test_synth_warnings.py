@@ -1,6 +1,6 @@
 """``make synth`` shows the CDK's warnings as ``warning:`` lines; the ones the kit can act on are acted on.
 
-Acknowledged risks are printed once, from the configuration (``policy.acknowledgements``), and left
+Acknowledged risks are printed once, from the configuration (``policy.environment.acknowledgements``), and left
 out of the CDK's warnings, which carry them too for ``cdk synth``.
 """
 
@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from cli.cdk_messages import cdk_warnings
-from config import load_environment
-from policy.acknowledgements import Acknowledgement, acknowledged_risks
+from policy.environment.acknowledgements import Acknowledgement, acknowledged_risks
+from policy.environment.load import load_environment
 from tests.conftest import env_from
 from tests.karpenter.conftest import example_data
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from policy.api_order.template import manifest_objects
-from policy.retention import PROTECTED_KINDS, holds_user_data
+from policy.checks.api_order.template import manifest_objects
+from policy.infrastructure.retention import PROTECTED_KINDS, holds_user_data
 from tests.conftest import EXAMPLE_ENVIRONMENTS
 
 Synth = Callable[[str], dict[str, Any]]

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from charts.render import render_checked, render_cluster_objects
-from config import load_environment
 from config.load import REPO_ROOT
 from config.platform import WorkloadApi
-from config.teams import load_team_runs
-from policy.workload_api import applied_objects, gang_run_warnings, withheld_policy_names
+from policy.environment.load import load_environment
+from policy.environment.teams import load_team_runs
+from policy.gangs.workload_api import applied_objects, gang_run_warnings, withheld_policy_names
 from tests import yaml_files
 from tests.conftest import env_from
 from tests.environments import WORKLOAD_AWARE_GATES, workload_aware, workload_aware_data
@@ -66,7 +66,7 @@ def test_optional_warns_once_per_gang_run_naming_it(dev_data: dict[str, Any]) ->
 
 
 def test_fails_unknown_workload_api_mode(dev_data: dict[str, Any]) -> None:
-    from config import ConfigError
+    from config.errors import ConfigError
 
     dev_data["platform"]["workload_api"] = "maybe"
     with pytest.raises(ConfigError) as caught:
@@ -100,9 +100,9 @@ def test_composite_pod_group_path_can_be_dropped_and_the_same_runs_render_flat()
     import dataclasses
 
     from charts.render import render_environment
-    from config import ConfigError
-    from policy.checks import Status
-    from policy.deadlocks import run_checks
+    from config.errors import ConfigError
+    from policy.checks.suite import run_checks
+    from policy.results import Status
 
     data = workload_aware_data(yaml_files.load((REPO_ROOT / "environments" / "prod-example.yaml").read_text()))
     with_gate = env_from(data)

@@ -2,7 +2,7 @@
 
 Node shapes come from the same catalog and capacity code ``make check`` uses; how many nodes
 exist and can be reached for a gang, and how long a scale-up takes, from the pools' scaling modes
-(``policy.node_pools``, as ``make check`` counts them).
+(``policy.infrastructure.node_pools``, as ``make check`` counts them).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Protocol
 from catalog.device_classes import DEVICE_CLASSES, DeviceShape
 from catalog.instances import INSTANCE_TYPES, InstanceType
 from config.model import CapacityProvider, EnvironmentConfig, GpuPoolConfig
-from policy import node_pools
-from policy.capacity import ALLOCATABLE_MEMORY_FRACTION, SYSTEM_RESERVED_VCPUS, devices_per_node
-from policy.device_classes import pool_serves
+from policy.infrastructure import node_pools
+from policy.infrastructure.capacity import ALLOCATABLE_MEMORY_FRACTION, SYSTEM_RESERVED_VCPUS, devices_per_node
+from policy.infrastructure.device_classes import pool_serves
 from simulation.engine.rules import Free
 
 CLUSTER_AUTOSCALER_SCALE_DOWN_SECONDS = 600.0
@@ -44,7 +44,7 @@ def idle_seconds(pool: GpuPoolConfig) -> float:
 
 
 class ScalingModel(Protocol):
-    """Where node counts and delays come from: ``policy.node_pools`` unless a test pins its own."""
+    """Where node counts and delays come from: ``policy.infrastructure.node_pools`` unless a test pins its own."""
 
     def static_nodes_in_zone(self, pool: GpuPoolConfig, zone: str) -> int: ...
     def reachable_nodes_in_zone(

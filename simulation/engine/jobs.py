@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from catalog.device_classes import DeviceShape
 from catalog.priority_tiers import TIERS, PreemptionPolicy, Tier
 from config.platform import RunConfig
-from policy.capacity import PodShape
-from policy.gangs import GroupPlan
+from policy.gangs.plan import GroupPlan
+from policy.infrastructure.capacity import PodShape
 
 
 @dataclass(frozen=True)

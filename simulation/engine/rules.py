@@ -1,7 +1,7 @@
 """The Kubernetes 1.37 scheduling rules the simulation applies, as pure functions.
 
 Nodes are given as free resources ``(devices, cpu, memory_gib)`` in a fixed order; pods as
-``policy.capacity.PodShape``. Placement is first fit, as the DRA allocator is: it can reject a
+``policy.infrastructure.capacity.PodShape``. Placement is first fit, as the DRA allocator is: it can reject a
 gang for which another assignment exists (kubernetes/kubernetes#138765, platform facts).
 """
 
@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from policy.capacity import PodShape
+from policy.infrastructure.capacity import PodShape
 
 Free = tuple[int, int, float]
 """Free devices, vCPUs and memory (GiB) of one node."""

@@ -1,7 +1,7 @@
 """What the cluster did, from the API's own documents: per gang, creation, first scheduling and
 preemptions, turned into the same outcomes and samples the simulation reports.
 
-Uses the smoke test's reading of PodGroup conditions (``policy.smoke.observe``): scheduled is
+Uses the smoke test's reading of PodGroup conditions (``policy.live.smoke.observe``): scheduled is
 ``PodGroupInitiallyScheduled=True``; a preemption is a ``Preempted`` event on one of the gang's
 pods (counted once per episode: events of one gang within ``EPISODE_SECONDS`` are one).
 """
@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from policy.smoke import Observation, merge, observe
-from simulation.engine.simulate import JobOutcome, Mode, NeverStarted, Sample, SimulationResult
+from policy.live.smoke import Observation, merge, observe
+from simulation.engine.event_loop import JobOutcome, Mode, NeverStarted, Sample, SimulationResult
 from simulation.loadtest.plan import RUN_LABEL, LoadPlan
 
 Json = Mapping[str, Any]

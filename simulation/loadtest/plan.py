@@ -76,7 +76,7 @@ def render_submission(env: EnvironmentConfig, submission: Submission, *, test_id
     from cdk8s import App
 
     from charts.render import render_team_run
-    from config.teams import TeamRun
+    from config.platform import TeamRun
 
     job = submission.job
     assert job.run is not None and job.team is not None

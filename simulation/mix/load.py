@@ -13,10 +13,10 @@ from pydantic import ValidationError
 
 from catalog.priority_tiers import Tier
 from config.errors import ConfigError
-from config.load import REPO_ROOT, _display, _from_pydantic, _read_yaml, refuse_control_characters
+from config.load import REPO_ROOT, display_path, from_pydantic, read_yaml, refuse_control_characters
 from config.model import CapacityType, EnvironmentConfig
 from config.platform import RunConfig, TeamConfig
-from config.teams import check_run
+from policy.environment.teams import check_run
 from simulation.mix.model import (
     Arrival,
     ArrivalProcess,
@@ -59,9 +59,9 @@ def mix_path(name: str) -> Path:
 def load_mix(env: EnvironmentConfig, *, name: str | None = None, path: Path | str | None = None) -> MixConfig:
     """Load by mix name (``mixes/<name>.yaml``) or path, and check it against ``env``."""
     file = Path(path) if path is not None else mix_path(name or env.name)
-    source = _display(file)
+    source = display_path(file)
     try:
-        return parse_mix(env, _read_yaml(file))
+        return parse_mix(env, read_yaml(file))
     except ConfigError as error:
         raise error.with_source(source) from None
 
@@ -73,7 +73,7 @@ def parse_mix(env: EnvironmentConfig, data: Any) -> MixConfig:
     try:
         mix = MixConfig.model_validate(data)
     except ValidationError as error:
-        raise _from_pydantic(error, MixConfig) from None
+        raise from_pydantic(error, MixConfig) from None
     validate_mix(env, mix)
     return mix
 

@@ -7,11 +7,11 @@ import random
 from pathlib import Path
 
 from config.model import EnvironmentConfig
-from config.platform import RunConfig, TopologyPreference
-from config.teams import TeamRun, load_team_runs
-from policy.capacity import PodShape
-from policy.gangs import plan_gang
-from policy.gates import effective_gates
+from config.platform import RunConfig, TeamRun, TopologyPreference
+from policy.environment.teams import load_team_runs
+from policy.gangs.plan import plan_gang
+from policy.gates.rules import effective_gates
+from policy.infrastructure.capacity import PodShape
 from simulation.engine.jobs import JobRequest, gang_pods
 from simulation.mix.load import SIMULATION_TEAM, class_run, environment_for
 from simulation.mix.model import (

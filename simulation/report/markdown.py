@@ -10,20 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from observability.rules import ALLOCATION_FAILURES_TOTAL, PREEMPTIONS_TOTAL
-from simulation.report.measure import ALLOCATABLE_GPUS, TIME_TO_SCHEDULED, named_runs
+from simulation.report.measure import ALLOCATABLE_GPUS, TIME_TO_SCHEDULED, duration, named_runs
 from simulation.report.plots import ALLOCATION_PNG, PENDING_PNG, WAIT_PNG
 
 TOP_PREEMPTED = 5
-HOURS_FROM_SECONDS = 2 * 3600
-"""Waits from two hours on are shown in hours, shorter ones in minutes."""
-
-
-def duration(seconds: float | None, *, at_least: bool = False) -> str:
-    """``12.5 min``, ``47.9 h``; ``≥ 47.9 h`` for a lower bound; ``—`` for no value."""
-    if seconds is None:
-        return "—"
-    text = f"{seconds / 3600:.1f} h" if seconds >= HOURS_FROM_SECONDS else f"{seconds / 60:.1f} min"
-    return f"≥ {text}" if at_least else text
 
 
 def _table(header: list[str], rows: list[list[object]]) -> list[str]:

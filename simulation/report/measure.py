@@ -25,8 +25,8 @@ from observability.rules import (
     PREEMPTIONS_TOTAL,
     TIME_TO_SCHEDULED_BUCKET,
 )
+from simulation.engine.event_loop import NEVER_STARTED_REASONS, JobOutcome, SimulationResult
 from simulation.engine.rules import censored_percentile
-from simulation.engine.simulate import NEVER_STARTED_REASONS, JobOutcome, SimulationResult
 
 TIME_TO_SCHEDULED = TIME_TO_SCHEDULED_BUCKET.removesuffix("_bucket")
 GROUP_LABELS = tuple(GROUP_BY.split(", "))
@@ -221,3 +221,15 @@ def named_runs(report: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     JSON use the same one."""
     labels = report.get("labels") or {}
     return [(labels.get(key, key), data) for key, data in report["modes"].items()]
+
+
+HOURS_FROM_SECONDS = 2 * 3600
+"""Waits from two hours on are shown in hours, shorter ones in minutes."""
+
+
+def duration(seconds: float | None, *, at_least: bool = False) -> str:
+    """``12.5 min``, ``47.9 h``; ``≥ 47.9 h`` for a lower bound; ``—`` for no value."""
+    if seconds is None:
+        return "—"
+    text = f"{seconds / 3600:.1f} h" if seconds >= HOURS_FROM_SECONDS else f"{seconds / 60:.1f} min"
+    return f"≥ {text}" if at_least else text

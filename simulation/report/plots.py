@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from observability.rules import PENDING_GROUPS
-from simulation.report.measure import ALLOCATABLE_GPUS, ALLOCATED_GPUS, TIME_TO_SCHEDULED, named_runs
+from simulation.report.measure import ALLOCATABLE_GPUS, ALLOCATED_GPUS, TIME_TO_SCHEDULED, duration, named_runs
 
 PENDING_PNG = "pending-groups.png"
 ALLOCATION_PNG = "gpu-allocation.png"
@@ -131,8 +131,6 @@ def allocation_plot(runs: Runs, path: Path) -> None:
 def wait_plot(runs: Runs, path: Path) -> None:
     """p95 creation to scheduled per priority class and run; a lower bound (gangs still waiting at
     the horizon) hatched and marked ``≥``; each bar names its sample."""
-    from simulation.report.markdown import duration
-
     classes = list(dict.fromkeys(r["priority_class"] for _, data in runs for r in data[TIME_TO_SCHEDULED]))
     figure, axes = _pyplot().subplots(figsize=(9, 0.9 + 0.75 * max(1, len(classes)) * len(runs) / 2))
     height = 0.8 / max(1, len(runs))

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from config import load_environment
-from policy.api_order import api_before_use, assumed_api_groups
+from policy.checks.api_order import api_before_use, assumed_api_groups
+from policy.environment.load import load_environment
 from tests.api_order.builtin import built_in_kinds
 from tests.conftest import EXAMPLE_ENVIRONMENTS
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from config import load_environment
-from config.runs import for_run
+from policy.environment.load import load_environment
+from policy.environment.runs import for_run
 
 pytestmark = pytest.mark.synth
 Synth = Callable[[str], dict[str, Any]]

@@ -16,9 +16,10 @@ from typing import Any
 import pytest
 import yaml
 
-from config import ConfigError, load_environment
+from config.errors import ConfigError
 from config.load import REPO_ROOT
-from policy.kube_context import cluster_target, names_cluster
+from policy.environment.load import load_environment
+from policy.live.kube_context import cluster_target, names_cluster
 
 CI = load_environment(name="ci")
 CI_ARN = "arn:aws:eks:us-east-2:123456789012:cluster/gpu-ci"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import cli.loadtest as loadtest_cli
-from config import load_environment
+from policy.environment.load import load_environment
 from simulation.loadtest.plan import plan_load
 from simulation.mix.load import MIXES_DIR, load_mix
 from simulation.mix.sample import sample_jobs

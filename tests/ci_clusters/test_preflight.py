@@ -17,10 +17,11 @@ import pytest
 from botocore.stub import Stubber
 
 from cli.preflight import gather, main
-from config import EnvironmentConfig, load_environment
 from config.load import ENVIRONMENTS_DIR
-from policy.checks import Check, Status
-from policy.preflight import quota_needs
+from config.model import EnvironmentConfig
+from policy.environment.load import load_environment
+from policy.live.preflight import quota_needs
+from policy.results import Check, Status
 from tests import yaml_files
 from tests.conftest import env_from
 
@@ -617,7 +618,7 @@ def test_karpenter_reserved_only_pool_needs_enough_instances() -> None:
 
 
 def test_fails_preflight_when_docker_does_not_answer(dev_data: dict[str, Any]) -> None:
-    from policy.preflight import docker_check
+    from policy.live.preflight import docker_check
     from tests.conftest import env_from
 
     env = env_from(dev_data)

@@ -14,10 +14,11 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from config import ConfigError, load_environment
+from config.errors import ConfigError
 from config.load import REPO_ROOT
-from config.runs import for_run, require_run_id
-from policy.node_pools import node_group_plans
+from policy.environment.load import load_environment
+from policy.environment.runs import for_run, require_run_id
+from policy.infrastructure.node_pools import node_group_plans
 from stacks import stack_ttl_handler
 from stacks.stack_ttl_handler import BUSY, DELETE, KEEP, decide
 from tests.conftest import env_from
@@ -123,7 +124,7 @@ def test_cdk_cli_path_refuses_ci_without_run_id_in_one_line() -> None:
 
 
 def test_names_command_prints_a_runs_names() -> None:
-    from cli.ephemeral import main
+    from cli.names import main
 
     out = io.StringIO()
     with redirect_stdout(out):

@@ -13,10 +13,9 @@ import kubernetes_validate
 import pytest
 
 from cli.smoke import Runner, pod_tolerations
-from config import load_environment
 from config.load import REPO_ROOT
-from policy.checks import Status
-from policy.smoke import (
+from policy.environment.load import load_environment
+from policy.live.smoke import (
     FINAL,
     STAYS_PENDING,
     Gang,
@@ -37,6 +36,7 @@ from policy.smoke import (
     seconds_to_scheduled,
     settled,
 )
+from policy.results import Status
 from tests.environments import workload_aware
 
 PAYLOADS = Path(__file__).resolve().parent / "payloads"

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from config import load_environment
-from policy.checks import Status
-from policy.verify import Expectations, evaluate, expectations, platform_object_names
+from policy.environment.load import load_environment
+from policy.live.verify import Expectations, evaluate, expectations, platform_object_names
+from policy.results import Status
 from tests.environments import workload_aware, write_workload_aware
 
 PAYLOADS = Path(__file__).resolve().parent / "payloads"

@@ -54,7 +54,7 @@ def prepare_for_verify(cluster: Cluster) -> list[Obj]:
 def kubeconfig_naming(plane_kubeconfig: Path, cluster_name: str, path: Path) -> Path:
     """A copy of the local control plane's kubeconfig whose cluster entry and context are named
     ``cluster_name``: what ``aws eks update-kubeconfig`` would write for a cluster of that name (bare
-    name, no ARN), so the live commands' guard (``policy/kube_context.py``) accepts it as the
+    name, no ARN), so the live commands' guard (``policy/live/kube_context.py``) accepts it as the
     environment's cluster. Server, CA and token are the local control plane's: the file says which
     cluster it reaches, and that cluster stands in for ``cluster_name``."""
     config = yaml.safe_load(plane_kubeconfig.read_text(encoding="utf-8"))
@@ -91,7 +91,7 @@ def run_verify(plane_kubeconfig: Path, tmp_path: Path, *, twin: bool) -> int:
     environment's cluster; ``--expect-from`` is the rendered directory of what is verified."""
     from charts.render import render_environment
     from cli import verify
-    from config import load_environment
+    from policy.environment.load import load_environment
     from tests.control_plane.environments import DIST
     from tests.environments import workload_aware, write_workload_aware
 

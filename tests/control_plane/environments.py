@@ -7,8 +7,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from config import load_environment
 from control_plane.configs import ConfigName, Configuration, for_declared_gates
+from policy.environment.load import load_environment
 from tests.conftest import EXAMPLE_ENVIRONMENTS
 
 DIST = Path(__file__).resolve().parents[2] / "dist"

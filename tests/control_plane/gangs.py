@@ -293,7 +293,7 @@ def simulated(scenario: Scenario, *, fallback: bool = False) -> Outcome:
     """What ``make simulate``'s engine does with the scenario (running gangs first, the arriving one a minute later);
     ``fallback``: its per-pod baseline (``Mode.POD``), which is how the fallback form schedules."""
     from catalog.priority_tiers import Tier
-    from simulation.engine.simulate import Mode, Simulation
+    from simulation.engine.event_loop import Mode, Simulation
     from tests.simulation.scenario import NODE_POD, cluster, gang
 
     env = scenario_environment(scenario)
@@ -336,8 +336,8 @@ def scenario_environment(scenario: Scenario):  # type: ignore[no-untyped-def]
 
 def checked(scenario: Scenario, *, fallback: bool = False) -> str:
     """``make check``'s verdict on the arriving gang: ``fail`` (never starts), ``warn`` or ``ok``. A fallback
-    run is the demand ``Pods/<namespace>/<run>`` (``policy.deadlocks.gpu_demands``)."""
-    from policy.deadlocks import run_checks
+    run is the demand ``Pods/<namespace>/<run>`` (``policy.checks.demands.gpu_demands``)."""
+    from policy.checks.suite import run_checks
 
     env = scenario_environment(scenario)
     make_objects = fallback_objects if fallback else gang_objects

@@ -1,5 +1,5 @@
 """One node ceiling per pool: NodePool replicas and limits, and the quotas preflight asks for, all
-derive from ``policy.node_pools.max_nodes``/``max_nodes_in_zone``."""
+derive from ``policy.infrastructure.node_pools.max_nodes``/``max_nodes_in_zone``."""
 
 from __future__ import annotations
 
@@ -9,9 +9,15 @@ import pytest
 
 from catalog.instances import INSTANCE_TYPES
 from config.model import EnvironmentConfig, GpuPoolConfig
-from policy.karpenter import GPU_RESOURCE, allowed_instance_types, karpenter_pools, node_pool_plans, node_pools
-from policy.node_pools import max_nodes, max_nodes_in_zone
-from policy.preflight import quota_needs
+from policy.infrastructure.karpenter import (
+    GPU_RESOURCE,
+    allowed_instance_types,
+    karpenter_pools,
+    node_pool_plans,
+    node_pools,
+)
+from policy.infrastructure.node_pools import max_nodes, max_nodes_in_zone
+from policy.live.preflight import quota_needs
 from tests.conftest import env_from
 from tests.karpenter.conftest import example_data
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from catalog.karpenter import KARPENTER_RELEASES
-from config import ConfigError
+from config.errors import ConfigError
 from config.karpenter import KarpenterCapacityType, KarpenterMode
 from config.model import CapacityProvider
 from tests.conftest import env_from

@@ -9,10 +9,10 @@ import pytest
 
 from catalog import versions
 from catalog.karpenter import INTERRUPTION_EVENTS, KARPENTER_RELEASES
-from config import load_environment
-from policy.acknowledgements import AcknowledgedRisk, Acknowledgement, karpenter_risks
-from policy.karpenter import karpenter_chart_values
-from policy.karpenter_iam import controller_policies
+from policy.environment.acknowledgements import AcknowledgedRisk, Acknowledgement, karpenter_risks
+from policy.environment.load import load_environment
+from policy.iam.karpenter import controller_policies
+from policy.infrastructure.karpenter import karpenter_chart_values
 from tests.chart_values import unknown_keys
 from tests.conftest import env_from
 from tests.karpenter.conftest import example_env

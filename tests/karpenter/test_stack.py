@@ -11,8 +11,8 @@ import pytest
 
 from catalog.karpenter import INTERRUPTION_EVENTS, KARPENTER_RELEASES
 from config.model import EnvironmentConfig
-from policy.acknowledgements import Acknowledgement, karpenter_risks
-from policy.karpenter import karpenter_chart_values, karpenter_objects
+from policy.environment.acknowledgements import Acknowledgement, karpenter_risks
+from policy.infrastructure.karpenter import karpenter_chart_values, karpenter_objects
 from tests.conftest import env_from
 from tests.karpenter.conftest import example_env
 from tests.karpenter.crds import reference_cloudformation

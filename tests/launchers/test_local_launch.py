@@ -31,9 +31,10 @@ import pytest
 from cdk8s import App
 
 from charts.render import render_team_run
-from config import load_environment
-from config.teams import TeamRun, parse_run
-from policy.gangs import GangPlan
+from config.platform import TeamRun
+from policy.environment.load import load_environment
+from policy.environment.teams import parse_run
+from policy.gangs.plan import GangPlan
 
 REQUIRED = os.environ.get("GANG_LAUNCHERS_REQUIRED") == "1"
 TIMEOUT_SECONDS = 120

@@ -564,7 +564,7 @@ def test_gate_probe_rule(obj: dict[str, Any], expected: bool) -> None:
 
 def test_gate_probe_identifiers_agree_with_the_platform_policy() -> None:
     from catalog.feature_gates import FEATURE_GATES
-    from policy import gate_probes
+    from policy.live import gate_probes
 
     assert (PROBE_NAMESPACE, PROBE_LABEL, PROBE_PREFIX) == (
         gate_probes.PROBE_NAMESPACE,

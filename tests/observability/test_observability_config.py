@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 
 from catalog.priority_tiers import Tier
-from config import ConfigError, load_environment
+from config.errors import ConfigError
 from config.observability import DEFAULT_TIER_OBJECTIVES_SECONDS, PrometheusMode
+from policy.environment.load import load_environment
 from tests.conftest import env_from
 
 

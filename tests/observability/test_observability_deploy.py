@@ -14,10 +14,10 @@ import pytest
 from catalog.priority_tiers import TIERS
 from charts.observability import environment_objects
 from charts.render import output_files, render_environment
-from config import load_environment
 from config.load import REPO_ROOT
 from observability.dashboard import dashboard_json
 from observability.manifests import APP_NAME, DIST_IMAGE, is_operator_object, with_exporter_image
+from policy.environment.load import load_environment
 from stacks.platform_objects import PAYLOAD_BUDGET_BYTES
 from tests import yaml_files
 from tests.conftest import EXAMPLE_ENVIRONMENTS, env_from, shipped_render

@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 
 from catalog import versions
-from config import load_environment
 from observability.manifests import PROMETHEUS_SELECTOR_LABELS, SCHEDULER_READER
-from observability.prometheus_stack import (
+from observability.prometheus_values import (
     PROMETHEUS_SERVICE_ACCOUNT,
     STORAGE_CLASS,
     kube_prometheus_stack_values,
 )
+from policy.environment.load import load_environment
 from tests import yaml_files
 from tests.chart_values import unknown_keys
 from tests.conftest import REFERENCE, require_reference

@@ -6,9 +6,9 @@ from typing import Any
 
 from catalog.device_classes import DeviceShape
 from catalog.priority_tiers import Tier
-from config.load import parse_environment
 from config.model import EnvironmentConfig, GpuPoolConfig
-from policy.capacity import PodShape
+from policy.environment.load import parse_environment
+from policy.infrastructure.capacity import PodShape
 from simulation.engine.cluster import ClusterModel, cluster_model
 from simulation.engine.jobs import JobRequest
 from tests.environments import workload_aware_data

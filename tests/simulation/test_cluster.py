@@ -5,8 +5,13 @@ from __future__ import annotations
 import pytest
 
 from catalog.device_classes import DeviceShape
-from config.load import load_environment
-from policy.node_pools import reachable_nodes, reachable_nodes_in_zone, scale_up_delay_seconds, static_nodes_in_zone
+from policy.environment.load import load_environment
+from policy.infrastructure.node_pools import (
+    reachable_nodes,
+    reachable_nodes_in_zone,
+    scale_up_delay_seconds,
+    static_nodes_in_zone,
+)
 from simulation.engine.cluster import cluster_model
 from tests.conftest import EXAMPLE_ENVIRONMENTS
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from cli import loadtest as loadtest_cli
-from config.load import load_environment
+from policy.environment.load import load_environment
 from simulation.loadtest.observe import (
     GangWatch,
     claim_failures,

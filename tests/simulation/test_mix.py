@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from config.errors import ConfigError
-from config.load import load_environment
+from policy.environment.load import load_environment
 from simulation.mix.load import MIXES_DIR, load_mix, mix_names, parse_mix
 from simulation.mix.sample import sample_jobs
 from simulation.mix.trace import read_trace

@@ -5,7 +5,7 @@
   provisioning delay;
 - with no preemption and every gang arriving at the start, the GPU-hours run equal the mix's.
 
-The check's verdict comes from the real renderer and ``policy.deadlocks.check_capacity``.
+The check's verdict comes from the real renderer and ``policy.checks.capacity.check_capacity``.
 Generated pools have one instance type each: the model gives a pool's nodes its largest size
 (``simulation.engine.cluster.node_instance``) while the check counts the best size per shape.
 Pools over several zones are zone-pinned: for an unpinned one the check counts all of ``max_size``
@@ -27,16 +27,15 @@ from catalog.device_classes import DeviceShape
 from catalog.priority_tiers import Tier
 from charts.render import render_team_run
 from config.errors import ConfigError
-from config.load import load_environment
 from config.model import EnvironmentConfig
-from config.platform import GangTemplate, RunConfig, TopologyPreference
-from config.teams import TeamRun
-from policy.checks import Status
-from policy.deadlocks import check_capacity
-from policy.gangs import plan_gang
+from config.platform import GangTemplate, RunConfig, TeamRun, TopologyPreference
+from policy.checks.capacity import check_capacity
+from policy.environment.load import load_environment
+from policy.gangs.plan import plan_gang
+from policy.results import Status
 from simulation.engine.cluster import cluster_model
+from simulation.engine.event_loop import Mode, Simulation, fits_when_empty
 from simulation.engine.jobs import JobRequest, gang_pods
-from simulation.engine.simulate import Mode, Simulation, fits_when_empty
 from simulation.mix.load import MIXES_DIR, load_mix
 from simulation.mix.sample import sample_jobs
 from simulation.whatif import windows

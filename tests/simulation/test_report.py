@@ -10,9 +10,9 @@ import pytest
 
 from catalog.priority_tiers import Tier
 from cli import simulate as simulate_cli
-from config.load import load_environment
 from observability.rules import ALLOCATION_FAILURES_TOTAL, GROUP_BY, PENDING_GROUPS, PREEMPTIONS_TOTAL
-from simulation.engine.simulate import PREEMPTION_EPISODE_SECONDS, Mode, Simulation
+from policy.environment.load import load_environment
+from simulation.engine.event_loop import PREEMPTION_EPISODE_SECONDS, Mode, Simulation
 from simulation.mix.load import MIXES_DIR, load_mix
 from simulation.report.markdown import report_markdown
 from simulation.report.measure import ALLOCATABLE_GPUS, GROUP_LABELS, TIME_TO_SCHEDULED, measurements

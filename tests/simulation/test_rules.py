@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from policy.capacity import PodShape
+from policy.infrastructure.capacity import PodShape
 from simulation.engine.rules import (
     Running,
     can_preempt,

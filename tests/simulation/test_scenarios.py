@@ -9,9 +9,9 @@ import pytest
 from catalog.device_classes import DeviceShape
 from catalog.priority_tiers import Tier
 from config.model import EnvironmentConfig, GpuPoolConfig
-from policy.capacity import PodShape
+from policy.infrastructure.capacity import PodShape
+from simulation.engine.event_loop import JobOutcome, Mode, NeverStarted, Simulation, SimulationResult, Window
 from simulation.engine.jobs import JobRequest
-from simulation.engine.simulate import JobOutcome, Mode, NeverStarted, Simulation, SimulationResult, Window
 from simulation.whatif import sample_seconds
 from tests.simulation.scenario import SCALE_UP_SECONDS, cluster, environment, gang, h100_pool
 

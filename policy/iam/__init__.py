@@ -1,0 +1,1 @@
+"""IAM policy documents, as plain dicts: what ``stacks`` attaches to roles."""
