@@ -1,9 +1,9 @@
-"""Elastic Fabric Adapter support per GPU instance type, as data.
+"""Elastic Fabric Adapter: the platform's EFA names and sizes, and the sources of the per-type EFA columns.
 
-Each row: how many EFA interfaces the type takes (EC2 ``NetworkInfo.EfaInfo.MaximumEfaInterfaces``),
-its network cards (``MaximumNetworkCards``; at most one EFA per card), and whether it takes
-``efa-only`` interfaces (EFA without an IP address, never the primary interface). Types missing
-here have no EFA (g5/g6/g6e below 8xlarge).
+Each instance row of ``catalog/instances.py`` carries how many EFA interfaces the type takes (EC2
+``NetworkInfo.EfaInfo.MaximumEfaInterfaces``), its network cards (``MaximumNetworkCards``; at most one
+EFA per card), and whether it takes ``efa-only`` interfaces (EFA without an IP address, never the
+primary interface). Rows without EFA have none (g5/g6/g6e below 8xlarge).
 
 Sources, checked row by row:
 - EC2 User Guide, "Elastic Fabric Adapter for AI/ML and HPC workloads", supported instance types and
@@ -23,7 +23,9 @@ Check a type again with ``aws ec2 describe-instance-types --instance-types <type
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from catalog.instances import EFA_SUPPORT, EfaSupport
+
+__all__ = ["EFA_SUPPORT", "EfaSupport"]
 
 EFA_LABEL = "gpu-platform.io/efa"
 """Node label of EFA pools; the EFA device plugin runs only where it is ``"true"``."""
@@ -39,39 +41,3 @@ EFA_HUGEPAGES_PER_NODE_MIB = 5120
 """What AWS's EFA examples request per full-node pod (``hugepages-2Mi: 5120Mi``, EKS User Guide
 ``node-efa`` and ``device-management-efa``, checked 2026-12-03); a pod on part of a node requests its
 share, by GPUs."""
-
-
-@dataclass(frozen=True)
-class EfaSupport:
-    """EFA capabilities of one instance type."""
-
-    efa_interfaces: int
-    network_cards: int
-    efa_only: bool
-
-
-def _same(names: tuple[str, ...], support: EfaSupport) -> dict[str, EfaSupport]:
-    return dict.fromkeys(names, support)
-
-
-_ONE = EfaSupport(efa_interfaces=1, network_cards=1, efa_only=True)
-
-EFA_SUPPORT: dict[str, EfaSupport] = {
-    "p4d.24xlarge": EfaSupport(4, 4, True),
-    "p4de.24xlarge": EfaSupport(4, 4, True),
-    "p5.48xlarge": EfaSupport(32, 32, True),
-    "p5e.48xlarge": EfaSupport(32, 32, True),
-    "p5en.48xlarge": EfaSupport(16, 16, True),
-    "p6-b200.48xlarge": EfaSupport(8, 8, True),
-    **_same(
-        tuple(
-            f"{family}.{size}"
-            for family in ("g5", "g6")
-            for size in ("8xlarge", "12xlarge", "16xlarge", "24xlarge", "48xlarge")
-        ),
-        _ONE,
-    ),
-    **_same(("g6e.8xlarge", "g6e.12xlarge", "g6e.16xlarge"), _ONE),
-    "g6e.24xlarge": EfaSupport(2, 2, True),
-    "g6e.48xlarge": EfaSupport(4, 4, True),
-}

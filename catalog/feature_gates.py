@@ -29,6 +29,26 @@ CONTROL_PLANE = frozenset({Component.APISERVER, Component.SCHEDULER, Component.C
 ALL_COMPONENTS = CONTROL_PLANE | {Component.KUBELET}
 
 
+class Gate:
+    """Every gate name the registry knows: code names a gate through these, never a string literal."""
+
+    GENERIC_WORKLOAD = "GenericWorkload"
+    WORKLOAD_WITH_JOB = "WorkloadWithJob"
+    TOPOLOGY_AWARE_WORKLOAD_SCHEDULING = "TopologyAwareWorkloadScheduling"
+    COMPOSITE_POD_GROUP = "CompositePodGroup"
+    POD_GROUP_PREEMPTION_POLICY = "PodGroupPreemptionPolicy"
+    DRA_WORKLOAD_RESOURCE_CLAIMS = "DRAWorkloadResourceClaims"
+    DYNAMIC_RESOURCE_ALLOCATION = "DynamicResourceAllocation"
+    DRA_EXTENDED_RESOURCE = "DRAExtendedResource"
+    DRA_PARTITIONABLE_DEVICES = "DRAPartitionableDevices"
+    DRA_CONSUMABLE_CAPACITY = "DRAConsumableCapacity"
+    DRA_DEVICE_BINDING_CONDITIONS = "DRADeviceBindingConditions"
+    DRA_DEVICE_TAINTS = "DRADeviceTaints"
+    DRA_DEVICE_TAINT_RULES = "DRADeviceTaintRules"
+    GANG_SCHEDULING = "GangScheduling"
+    WORKLOAD_AWARE_PREEMPTION = "WorkloadAwarePreemption"
+
+
 @dataclass(frozen=True)
 class FieldRef:
     """An API field a gate unlocks: ``kind`` plus a dotted path (``[]`` marks lists)."""
@@ -65,7 +85,7 @@ _COMPOSITE = "spec.compositePodGroupTemplates[]"
 
 _GATES: tuple[FeatureGate, ...] = (
     FeatureGate(
-        "GenericWorkload",
+        Gate.GENERIC_WORKLOAD,
         Stage.BETA,
         False,
         CONTROL_PLANE,
@@ -78,7 +98,7 @@ _GATES: tuple[FeatureGate, ...] = (
         ),
     ),
     FeatureGate(
-        "WorkloadWithJob",
+        Gate.WORKLOAD_WITH_JOB,
         Stage.ALPHA,
         False,
         frozenset({Component.APISERVER, Component.CONTROLLER_MANAGER}),
@@ -86,7 +106,7 @@ _GATES: tuple[FeatureGate, ...] = (
         unlocks=_f("Job", "spec.scheduling"),
     ),
     FeatureGate(
-        "TopologyAwareWorkloadScheduling",
+        Gate.TOPOLOGY_AWARE_WORKLOAD_SCHEDULING,
         Stage.ALPHA,
         False,
         frozenset({Component.APISERVER, Component.SCHEDULER}),
@@ -104,7 +124,7 @@ _GATES: tuple[FeatureGate, ...] = (
         ),
     ),
     FeatureGate(
-        "CompositePodGroup",
+        Gate.COMPOSITE_POD_GROUP,
         Stage.ALPHA,
         False,
         CONTROL_PLANE,
@@ -117,7 +137,7 @@ _GATES: tuple[FeatureGate, ...] = (
         ),
     ),
     FeatureGate(
-        "PodGroupPreemptionPolicy",
+        Gate.POD_GROUP_PREEMPTION_POLICY,
         Stage.ALPHA,
         False,
         frozenset({Component.APISERVER, Component.SCHEDULER}),
@@ -134,7 +154,7 @@ _GATES: tuple[FeatureGate, ...] = (
         ),
     ),
     FeatureGate(
-        "DRAWorkloadResourceClaims",
+        Gate.DRA_WORKLOAD_RESOURCE_CLAIMS,
         Stage.BETA,
         False,
         ALL_COMPONENTS,
@@ -146,7 +166,7 @@ _GATES: tuple[FeatureGate, ...] = (
         ),
     ),
     FeatureGate(
-        "DynamicResourceAllocation",
+        Gate.DYNAMIC_RESOURCE_ALLOCATION,
         Stage.GA,
         True,
         ALL_COMPONENTS,
@@ -154,7 +174,7 @@ _GATES: tuple[FeatureGate, ...] = (
         unlocks=(*_f("DeviceClass", "spec"), *_f("ResourceClaimTemplate", "spec")),
     ),
     FeatureGate(
-        "DRAExtendedResource",
+        Gate.DRA_EXTENDED_RESOURCE,
         Stage.GA,
         True,
         frozenset({Component.APISERVER, Component.SCHEDULER, Component.CONTROLLER_MANAGER, Component.KUBELET}),
@@ -162,28 +182,28 @@ _GATES: tuple[FeatureGate, ...] = (
         unlocks=_f("DeviceClass", "spec.extendedResourceName"),
     ),
     FeatureGate(
-        "DRAPartitionableDevices",
+        Gate.DRA_PARTITIONABLE_DEVICES,
         Stage.BETA,
         True,
         frozenset({Component.APISERVER, Component.SCHEDULER}),
         depends_on=("DynamicResourceAllocation",),
     ),
     FeatureGate(
-        "DRAConsumableCapacity",
+        Gate.DRA_CONSUMABLE_CAPACITY,
         Stage.BETA,
         True,
         frozenset({Component.APISERVER, Component.SCHEDULER, Component.KUBELET}),
         depends_on=("DynamicResourceAllocation",),
     ),
     FeatureGate(
-        "DRADeviceBindingConditions",
+        Gate.DRA_DEVICE_BINDING_CONDITIONS,
         Stage.BETA,
         True,
         frozenset({Component.APISERVER, Component.SCHEDULER}),
         depends_on=("DynamicResourceAllocation",),
     ),
     FeatureGate(
-        "DRADeviceTaints",
+        Gate.DRA_DEVICE_TAINTS,
         Stage.GA,
         True,
         frozenset({Component.APISERVER, Component.SCHEDULER, Component.CONTROLLER_MANAGER}),
@@ -191,14 +211,14 @@ _GATES: tuple[FeatureGate, ...] = (
         unlocks=_f("ResourceClaimTemplate", "spec.spec.devices.requests[].exactly.tolerations"),
     ),
     FeatureGate(
-        "DRADeviceTaintRules",
+        Gate.DRA_DEVICE_TAINT_RULES,
         Stage.GA,
         True,
         frozenset({Component.APISERVER, Component.SCHEDULER, Component.CONTROLLER_MANAGER}),
         depends_on=("DRADeviceTaints",),
     ),
-    FeatureGate("GangScheduling", Stage.REMOVED, False, CONTROL_PLANE, replaced_by="GenericWorkload"),
-    FeatureGate("WorkloadAwarePreemption", Stage.REMOVED, False, CONTROL_PLANE, replaced_by="GenericWorkload"),
+    FeatureGate(Gate.GANG_SCHEDULING, Stage.REMOVED, False, CONTROL_PLANE, replaced_by=Gate.GENERIC_WORKLOAD),
+    FeatureGate(Gate.WORKLOAD_AWARE_PREEMPTION, Stage.REMOVED, False, CONTROL_PLANE, replaced_by=Gate.GENERIC_WORKLOAD),
 )
 
 FEATURE_GATES: dict[str, FeatureGate] = {g.name: g for g in _GATES}

@@ -66,6 +66,18 @@ MIG_PROFILES: dict[GpuModel, tuple[str, ...]] = {
 
 
 @dataclass(frozen=True)
+class EfaSupport:
+    """EFA capabilities of one instance type (``catalog.efa`` has the sources)."""
+
+    efa_interfaces: int
+    network_cards: int
+    efa_only: bool = True
+
+
+Efa = EfaSupport
+
+
+@dataclass(frozen=True)
 class InstanceType:
     """One EC2 instance type; ``gpus == 0`` for CPU-only types."""
 
@@ -77,6 +89,10 @@ class InstanceType:
     architecture: str = "x86_64"
     efa_rdma_read: bool = False
     """The EFA device supports RDMA read (GPUDirect RDMA over EFA); see the module docstring."""
+    efa: EfaSupport | None = None
+    """EFA interfaces and network cards; ``None``: the type has no EFA."""
+    on_demand_usd_per_hour: float | None = None
+    """On-demand price (``catalog.prices`` has its source and date); ``None``: not read."""
 
     @property
     def family(self) -> str:
@@ -87,54 +103,69 @@ class InstanceType:
         return self.gpus > 0
 
 
-_EFA_SIZES = frozenset({"8xlarge", "12xlarge", "16xlarge", "24xlarge", "48xlarge"})
-"""Sizes of g5, g6 and g6e that have EFA (EC2 User Guide efa.html); the smaller ones have none."""
+def _gpu(
+    name: str,
+    vcpus: int,
+    memory_gib: int,
+    gpus: int,
+    model: GpuModel,
+    efa: EfaSupport | None,
+    efa_rdma_read: bool,
+    on_demand_usd_per_hour: float | None,
+) -> InstanceType:
+    return InstanceType(
+        name,
+        vcpus,
+        memory_gib,
+        gpus,
+        model,
+        efa_rdma_read=efa_rdma_read,
+        efa=efa,
+        on_demand_usd_per_hour=on_demand_usd_per_hour,
+    )
 
 
-def _sized_family(
-    family: str, model: GpuModel, rows: list[tuple[str, int, int, int]], *, efa_rdma_read: bool
-) -> list[InstanceType]:
-    return [
-        InstanceType(
-            f"{family}.{size}", vcpus, memory_gib, gpus, model, efa_rdma_read=efa_rdma_read and size in _EFA_SIZES
-        )
-        for size, gpus, vcpus, memory_gib in rows
-    ]
-
-
-# (size, GPUs, vCPUs, memory GiB)
-_G5 = [
-    ("xlarge", 1, 4, 16),
-    ("2xlarge", 1, 8, 32),
-    ("4xlarge", 1, 16, 64),
-    ("8xlarge", 1, 32, 128),
-    ("12xlarge", 4, 48, 192),
-    ("16xlarge", 1, 64, 256),
-    ("24xlarge", 4, 96, 384),
-    ("48xlarge", 8, 192, 768),
+# One row per GPU instance type: adding a type is adding its row. The gang exporter's copy
+# (``exporter/gang_exporter/gpus.py``, the image ships no ``catalog``) is generated from these rows
+# by ``python -m cli.exporter_catalog --write``; a test fails when it is stale.
+# fmt: off
+_GPU_TYPES: list[InstanceType] = [
+    #    name                vCPUs  GiB GPUs GPU model            EFA (interfaces, cards)  RDMA read  on-demand USD/h
+    _gpu("p4d.24xlarge",       96, 1152, 8, GpuModel.A100_40GB,  Efa( 4,  4), True,  19.2197),
+    _gpu("p4de.24xlarge",      96, 1152, 8, GpuModel.A100_80GB,  Efa( 4,  4), True,  None),
+    _gpu("p5.48xlarge",       192, 2048, 8, GpuModel.H100_80GB,  Efa(32, 32), True,  55.04),
+    _gpu("p5e.48xlarge",      192, 2048, 8, GpuModel.H200,       Efa(32, 32), True,  None),
+    _gpu("p5en.48xlarge",     192, 2048, 8, GpuModel.H200,       Efa(16, 16), True,  63.2968),
+    _gpu("p6-b200.48xlarge",  192, 2048, 8, GpuModel.B200,       Efa( 8,  8), True,  113.9328),
+    _gpu("g5.xlarge",           4,   16, 1, GpuModel.A10G,       None        , False, None),
+    _gpu("g5.2xlarge",          8,   32, 1, GpuModel.A10G,       None        , False, None),
+    _gpu("g5.4xlarge",         16,   64, 1, GpuModel.A10G,       None        , False, None),
+    _gpu("g5.8xlarge",         32,  128, 1, GpuModel.A10G,       Efa( 1,  1), False, None),
+    _gpu("g5.12xlarge",        48,  192, 4, GpuModel.A10G,       Efa( 1,  1), False, None),
+    _gpu("g5.16xlarge",        64,  256, 1, GpuModel.A10G,       Efa( 1,  1), False, None),
+    _gpu("g5.24xlarge",        96,  384, 4, GpuModel.A10G,       Efa( 1,  1), False, None),
+    _gpu("g5.48xlarge",       192,  768, 8, GpuModel.A10G,       Efa( 1,  1), False, None),
+    _gpu("g6.xlarge",           4,   16, 1, GpuModel.L4,         None        , False, 0.8048),
+    _gpu("g6.2xlarge",          8,   32, 1, GpuModel.L4,         None        , False, 0.9776),
+    _gpu("g6.4xlarge",         16,   64, 1, GpuModel.L4,         None        , False, None),
+    _gpu("g6.8xlarge",         32,  128, 1, GpuModel.L4,         Efa( 1,  1), True,  None),
+    _gpu("g6.12xlarge",        48,  192, 4, GpuModel.L4,         Efa( 1,  1), True,  4.6016),
+    _gpu("g6.16xlarge",        64,  256, 1, GpuModel.L4,         Efa( 1,  1), True,  None),
+    _gpu("g6.24xlarge",        96,  384, 4, GpuModel.L4,         Efa( 1,  1), True,  6.6752),
+    _gpu("g6.48xlarge",       192,  768, 8, GpuModel.L4,         Efa( 1,  1), True,  None),
+    _gpu("g6e.xlarge",          4,   32, 1, GpuModel.L40S,       None        , False, None),
+    _gpu("g6e.2xlarge",         8,   64, 1, GpuModel.L40S,       None        , False, None),
+    _gpu("g6e.4xlarge",        16,  128, 1, GpuModel.L40S,       None        , False, None),
+    _gpu("g6e.8xlarge",        32,  256, 1, GpuModel.L40S,       Efa( 1,  1), True,  None),
+    _gpu("g6e.12xlarge",       48,  384, 4, GpuModel.L40S,       Efa( 1,  1), True,  10.4926),
+    _gpu("g6e.16xlarge",       64,  512, 1, GpuModel.L40S,       Efa( 1,  1), True,  None),
+    _gpu("g6e.24xlarge",       96,  768, 4, GpuModel.L40S,       Efa( 2,  2), True,  15.0656),
+    _gpu("g6e.48xlarge",      192, 1536, 8, GpuModel.L40S,       Efa( 4,  4), True,  30.1311),
 ]
-_G6E = [
-    ("xlarge", 1, 4, 32),
-    ("2xlarge", 1, 8, 64),
-    ("4xlarge", 1, 16, 128),
-    ("8xlarge", 1, 32, 256),
-    ("12xlarge", 4, 48, 384),
-    ("16xlarge", 1, 64, 512),
-    ("24xlarge", 4, 96, 768),
-    ("48xlarge", 8, 192, 1536),
-]
+# fmt: on
 
-_ALL: list[InstanceType] = [
-    InstanceType("p4d.24xlarge", 96, 1152, 8, GpuModel.A100_40GB, efa_rdma_read=True),
-    InstanceType("p4de.24xlarge", 96, 1152, 8, GpuModel.A100_80GB, efa_rdma_read=True),
-    InstanceType("p5.48xlarge", 192, 2048, 8, GpuModel.H100_80GB, efa_rdma_read=True),
-    InstanceType("p5e.48xlarge", 192, 2048, 8, GpuModel.H200, efa_rdma_read=True),
-    InstanceType("p5en.48xlarge", 192, 2048, 8, GpuModel.H200, efa_rdma_read=True),
-    InstanceType("p6-b200.48xlarge", 192, 2048, 8, GpuModel.B200, efa_rdma_read=True),
-    *_sized_family("g5", GpuModel.A10G, _G5, efa_rdma_read=False),
-    *_sized_family("g6", GpuModel.L4, _G5, efa_rdma_read=True),
-    *_sized_family("g6e", GpuModel.L40S, _G6E, efa_rdma_read=True),
-    # CPU types for the system node group.
+_CPU_TYPES: list[InstanceType] = [
+    # For the system node group.
     *[
         InstanceType(f"{family}.{size}", vcpus, memory_gib)
         for family in ("m6i", "m7i", "m6a", "m7a", "c6i", "c7i")
@@ -147,5 +178,12 @@ _ALL: list[InstanceType] = [
     ],
 ]
 
+_ALL = [*_GPU_TYPES, *_CPU_TYPES]
 INSTANCE_TYPES: dict[str, InstanceType] = {t.name: t for t in _ALL}
 GPU_FAMILIES: frozenset[str] = frozenset(t.family for t in _ALL if t.is_gpu)
+EFA_SUPPORT: dict[str, EfaSupport] = {t.name: t.efa for t in _ALL if t.efa is not None}
+"""Instance type -> its EFA capabilities, for the types that have EFA."""
+ON_DEMAND_USD_PER_HOUR: dict[str, float] = {
+    t.name: t.on_demand_usd_per_hour for t in _ALL if t.on_demand_usd_per_hour is not None
+}
+"""Instance type -> USD per instance-hour on demand, for the types whose price was read."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from catalog.feature_gates import FEATURE_GATES, Component
+from catalog.feature_gates import FEATURE_GATES, Component, Gate
 
 
 class ConfigName(StrEnum):
@@ -25,11 +25,11 @@ class ConfigName(StrEnum):
 
 
 WORKLOAD_AWARE_GATES = (
-    "GenericWorkload",
-    "TopologyAwareWorkloadScheduling",
-    "WorkloadWithJob",
-    "CompositePodGroup",
-    "DRAWorkloadResourceClaims",
+    Gate.GENERIC_WORKLOAD,
+    Gate.TOPOLOGY_AWARE_WORKLOAD_SCHEDULING,
+    Gate.WORKLOAD_WITH_JOB,
+    Gate.COMPOSITE_POD_GROUP,
+    Gate.DRA_WORKLOAD_RESOURCE_CLAIMS,
 )
 """The workload-aware set. An environment that declares more (prod-example: PodGroupPreemptionPolicy)
 gets them on top (``for_declared_gates``), never by default: with PodGroupPreemptionPolicy on, the
@@ -78,7 +78,7 @@ def configuration(name: str) -> Configuration:
 def for_declared_gates(control_plane_gates: tuple[str, ...] | list[str]) -> Configuration:
     """The configuration an environment claims: workload-aware when it declares GenericWorkload (plus any
     further control-plane gate it declares), else eks."""
-    if "GenericWorkload" not in control_plane_gates:
+    if Gate.GENERIC_WORKLOAD not in control_plane_gates:
         return CONFIGURATIONS[ConfigName.EKS]
     extra = tuple(g for g in control_plane_gates if g not in WORKLOAD_AWARE_GATES)
     return Configuration(ConfigName.WORKLOAD_AWARE, WORKLOAD_AWARE_GATES + extra)

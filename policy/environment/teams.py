@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from catalog.feature_gates import Gate
 from config.errors import ConfigError, describe_kind
 from config.files import read_yaml_file
 from config.load import ENVIRONMENTS_DIR, REPO_ROOT, display_path, validate_strictly
@@ -145,7 +146,7 @@ def check_generated_names(env: EnvironmentConfig, team: str, name: str, run: Run
 
 def _composite(env: EnvironmentConfig, run: RunConfig) -> bool:
     """Whether the run renders as a CompositePodGroup tree (asked for, and the gate is on)."""
-    return run.hierarchical and "CompositePodGroup" in env.feature_gates.control_plane
+    return run.hierarchical and Gate.COMPOSITE_POD_GROUP in env.feature_gates.control_plane
 
 
 def _native(env: EnvironmentConfig) -> bool:
@@ -230,7 +231,7 @@ def check_run(env: EnvironmentConfig, team: str, run: RunConfig) -> None:
             f"use one of {', '.join(c.value for c in env.platform.device_classes)}",
         )
     if run.shared_devices is not None:
-        if "DRAWorkloadResourceClaims" not in env.feature_gates.control_plane:
+        if Gate.DRA_WORKLOAD_RESOURCE_CLAIMS not in env.feature_gates.control_plane:
             raise ConfigError(
                 "shared_devices",
                 run.shared_devices.device_class.value,
@@ -311,10 +312,10 @@ def unhonoured_settings(env: EnvironmentConfig, run: RunConfig) -> list[Unhonour
     def needs(field: str, value: object, reason: str, remedy: str) -> None:
         found.append(UnhonouredSetting(field, value, field in written, reason, remedy))
 
-    if native and run.topology is TopologyPreference.ZONE and "TopologyAwareWorkloadScheduling" not in gates:
-        gate = "TopologyAwareWorkloadScheduling"
+    if native and run.topology is TopologyPreference.ZONE and Gate.TOPOLOGY_AWARE_WORKLOAD_SCHEDULING not in gates:
+        gate = Gate.TOPOLOGY_AWARE_WORKLOAD_SCHEDULING
         needs("topology", run.topology.value, f"the {gate} gate is off", f"add {gate} to feature_gates.control_plane")
-    if native and run.job and "WorkloadWithJob" not in gates:
+    if native and run.job and Gate.WORKLOAD_WITH_JOB not in gates:
         needs("job", True, "the WorkloadWithJob gate is off", "add WorkloadWithJob to feature_gates.control_plane")
     elif run.job and run.template is not GangTemplate.PYTORCH:
         needs("job", True, f"the Job form is pytorch only, not {run.template.value}", "use template: pytorch")
@@ -325,7 +326,7 @@ def unhonoured_settings(env: EnvironmentConfig, run: RunConfig) -> list[Unhonour
             "without GenericWorkload there is no gang minimum: the fallback form starts Pods one by one",
             "run on a control plane that serves GenericWorkload (feature_gates.acknowledge_served_beyond_eks)",
         )
-    if run.hierarchical and "CompositePodGroup" not in gates:
-        gate = "CompositePodGroup"
+    if run.hierarchical and Gate.COMPOSITE_POD_GROUP not in gates:
+        gate = Gate.COMPOSITE_POD_GROUP
         needs("hierarchical", True, f"the {gate} gate is off", f"add {gate} to feature_gates.control_plane")
     return found

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from functools import cached_property
 
 from catalog.device_classes import DEVICE_CLASSES, DeviceClassSpec
+from catalog.feature_gates import Gate
 from catalog.labels import ZONE_LABEL
 from catalog.priority_tiers import TIERS, TierSpec
 from config.model import EnvironmentConfig, GpuPoolConfig
@@ -207,11 +208,11 @@ def plan_gang(env: EnvironmentConfig, *, team: str, run_name: str, run: RunConfi
     native = gang_scheduling_native(gates)
     # CompositePodGroup, TopologyAwareWorkloadScheduling and PodGroupPreemptionPolicy need GenericWorkload
     # (``policy.gates.rules.check_gates``): where they are on, the form is native.
-    composite = run.hierarchical and "CompositePodGroup" in gates
+    composite = run.hierarchical and Gate.COMPOSITE_POD_GROUP in gates
     # Without the Workload API a Job run is a plain indexed Job: nothing of it needs a gate.
-    job = run.job and run.template is GangTemplate.PYTORCH and ("WorkloadWithJob" in gates or not native)
+    job = run.job and run.template is GangTemplate.PYTORCH and (Gate.WORKLOAD_WITH_JOB in gates or not native)
     zone = run.topology is TopologyPreference.ZONE
-    topology = zone and "TopologyAwareWorkloadScheduling" in gates
+    topology = zone and Gate.TOPOLOGY_AWARE_WORKLOAD_SCHEDULING in gates
     spec = DEVICE_CLASSES[run.device_class]
     classes = [spec] + ([DEVICE_CLASSES[run.shared_devices.device_class]] if run.shared_devices else [])
     taints = tuple(t for c in classes for p in pools_serving(env, c) for t in p.taints)
@@ -234,7 +235,7 @@ def plan_gang(env: EnvironmentConfig, *, team: str, run_name: str, run: RunConfi
         composite=composite,
         job=job,
         topology_key=ZONE_LABEL if topology else None,
-        preemption_policy="PodGroupPreemptionPolicy" in gates,
+        preemption_policy=Gate.POD_GROUP_PREEMPTION_POLICY in gates,
         elastic=run.elastic,
         image=run.image,
         command=run.command,

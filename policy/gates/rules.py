@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from catalog.eks_control_plane import EKS_SERVED
-from catalog.feature_gates import FEATURE_GATES, Component, FeatureGate, Stage
+from catalog.feature_gates import FEATURE_GATES, Component, FeatureGate, Gate, Stage
 from config.errors import ConfigError
 
 
@@ -115,7 +115,7 @@ def served_beyond_eks(control_plane: Iterable[str]) -> tuple[str, ...]:
 
 def gang_scheduling_native(control_plane: Iterable[str]) -> bool:
     """Gangs get Workloads and PodGroups (all-or-nothing scheduling) only where GenericWorkload is on."""
-    return "GenericWorkload" in effective_gates(control_plane)
+    return Gate.GENERIC_WORKLOAD in effective_gates(control_plane)
 
 
 def required_api_versions(control_plane: Iterable[str]) -> tuple[str, ...]:

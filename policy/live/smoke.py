@@ -26,6 +26,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from catalog.feature_gates import Gate
 from catalog.labels import DEVICE_MANAGEMENT_DRA, DEVICE_MANAGEMENT_LABEL, DOMAIN, ZONE_LABEL
 from policy.live.verify import DRA_DRIVER_NAME, dra_nodes, gpu_devices_by_node
 from policy.results import Check, Status
@@ -116,7 +117,7 @@ def plan_scenarios(
     fill = min(total, MAX_GANG_SIZE)
 
     def sized(scenario: Scenario, *, needs: int, reason: str = "") -> Scenario:
-        if "GenericWorkload" not in gates:  # every scenario submits a Workload and its PodGroups
+        if Gate.GENERIC_WORKLOAD not in gates:  # every scenario submits a Workload and its PodGroups
             reason = NO_WORKLOAD_API
         if reason:
             return replace(scenario, gangs=(), skipped=reason)
@@ -142,7 +143,7 @@ def plan_scenarios(
                 window_seconds=pending_window,
             ),
             needs=0,
-            reason="" if "CompositePodGroup" in gates else "the CompositePodGroup gate is off",
+            reason="" if Gate.COMPOSITE_POD_GROUP in gates else "the CompositePodGroup gate is off",
         ),
         sized(
             Scenario(
@@ -153,7 +154,7 @@ def plan_scenarios(
             ),
             needs=1,
             reason=""
-            if "TopologyAwareWorkloadScheduling" in gates
+            if Gate.TOPOLOGY_AWARE_WORKLOAD_SCHEDULING in gates
             else "the TopologyAwareWorkloadScheduling gate is off",
         ),
         sized(

@@ -6,6 +6,7 @@ import math
 import random
 from pathlib import Path
 
+from catalog.feature_gates import Gate
 from config.model import EnvironmentConfig
 from config.platform import RunConfig, TeamRun, TopologyPreference
 from policy.environment.teams import load_team_runs
@@ -129,7 +130,7 @@ def trace_jobs(env: EnvironmentConfig, mix: MixConfig, *, mix_dir: Path, horizon
         sim_env = environment_for(env, trace.team)
         namespace = sim_env.platform.teams[trace.team or SIMULATION_TEAM].namespace
         gates = effective_gates(env.feature_gates.control_plane)
-        zone = trace.topology is TopologyPreference.ZONE and "TopologyAwareWorkloadScheduling" in gates
+        zone = trace.topology is TopologyPreference.ZONE and Gate.TOPOLOGY_AWARE_WORKLOAD_SCHEDULING in gates
         for number, job in enumerate(read_trace(env, mix_dir / trace.file)):
             if job.submit_seconds >= horizon_seconds:
                 continue
