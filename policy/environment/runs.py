@@ -5,7 +5,7 @@ and tags carrying the run id. Every physical name is derived from those two name
 (stacks, the EKS cluster, node groups, queues), so two runs are disjoint by
 construction. The copy goes through the same parsing and validation as any input.
 
-Decisions, documented in README ("CI clusters"):
+Decisions, documented in docs/how-to/ci-clusters.md:
 
 - A run id is only accepted for environments with an ``ephemeral`` section: a typo on
   the command line can never rename a long-lived cluster.

@@ -36,11 +36,10 @@ def test_every_api_exists_before_it_is_used(synthesized: Synth, env_name: str) -
 
 @pytest.mark.synth
 @pytest.mark.parametrize("env_name", EXAMPLE_ENVIRONMENTS)
-def test_first_deploy_in_readme_names_every_chart_and_add_on(synthesized: Synth, env_name: str) -> None:
+def test_the_first_deploy_page_names_every_chart_and_add_on(synthesized: Synth, env_name: str) -> None:
     from config.load import REPO_ROOT
 
-    readme = (REPO_ROOT / "README.md").read_text()
-    section = readme.split("## First deploy", 1)[1].split("\n## ", 1)[0]
+    section = (REPO_ROOT / "docs" / "operations" / "first-deploy.md").read_text()
     template = synthesized(env_name)[f"gpu-cluster-{env_name}"]
     installed = {
         r["Properties"]["Chart"] if r["Type"] == "Custom::AWSCDK-EKS-HelmChart" else r["Properties"]["AddonName"]

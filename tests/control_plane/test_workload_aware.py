@@ -233,11 +233,11 @@ AGREEMENT: dict[str, tuple[Outcome, Outcome, str]] = {
     # Disagreement, the scheduler is the truth: 1.37's pod-group preemption (PodGroupPostFilter,
     # DefaultPreemption) finds "0/2 nodes are available: 2 cannot allocate all claims" with the running
     # gang's devices counted as still allocated, so a DRA gang never preempts a DRA gang; the simulator's
-    # can_preempt rule says it does (README "A real control plane", limits).
+    # can_preempt rule says it does (docs/control-plane.md, limits).
     "preempt": (Outcome.WAITS, Outcome.PREEMPTED_AND_BOUND, "ok"),
     "preemptzone": (Outcome.WAITS, Outcome.WAITS, "ok"),
 }
-"""The README's agreement table ("A real control plane"), as the tests find it."""
+"""docs/control-plane.md's agreement table, native rows, as the tests find them."""
 
 
 TIER_GRANTS = {"gpu-platform.io/tier-deadline": "allowed", "gpu-platform.io/tier-critical": "allowed"}
