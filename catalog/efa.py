@@ -15,7 +15,7 @@ Sources, checked row by row:
 - EC2 ``DescribeInstanceTypes`` data as regenerated in aws/karpenter-provider-aws
   (``website/content/en/docs/reference/instance-types.md`` for ``vpc.amazonaws.com/efa``,
   ``pkg/providers/instancetype/zz_generated.vpclimits.go`` for network cards), v1.14.0 data.
-``tests/test_efa_and_autoscaler.py`` compares every row with the reference table in
+``tests/policy/infrastructure/test_efa_and_autoscaler.py`` compares every row with the reference table in
 ``../shared/reference/aws-instance-network``.
 Check a type again with ``aws ec2 describe-instance-types --instance-types <type> --query
 'InstanceTypes[].NetworkInfo.{cards:MaximumNetworkCards,efa:EfaInfo.MaximumEfaInterfaces}'``.

@@ -5,7 +5,7 @@ against, where (a file of ``shared/reference/`` or an upstream release page or t
 ``verified`` is False where no source we hold confirms it: such a row still deploys, and
 ``make preflight`` checks that its tag resolves in its registry, but nobody has seen the
 release itself. The versions themselves live in ``catalog/versions.py``; the rows are built from
-them, so a bump that forgets its row fails ``tests/test_image_pins.py``.
+them, so a bump that forgets its row fails ``tests/catalog/test_images.py``.
 
 Which rows an environment uses is ``policy.infrastructure.images``; the registry look-ups are ``cli.registry``.
 """

@@ -10,7 +10,7 @@ supported instance types by Nitro version with their RDMA read/write columns
 (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-instance-types), checked 2026-12-03
 for every EFA type here: p4d/p4de (Nitro v3, read yes, write no), p5/p5e (v4), p5en (v5), p6-b200 (v6),
 g6 and g6e (v4) read yes; g5 (v3) read no. Types without EFA (g5/g6/g6e below 8xlarge, CPU types)
-carry ``False``. ``tests/test_efa_and_autoscaler.py`` compares the column with
+carry ``False``. ``tests/policy/infrastructure/test_efa_and_autoscaler.py`` compares the column with
 ``../shared/reference/aws-instance-network``.
 """
 

@@ -14,7 +14,7 @@ Karpenter x DRA). Rows say where their facts come from:
   was seen, and that it runs on Kubernetes 1.37 is an **assumption** (one minor more than 1.14,
   as every recent Karpenter minor added one). The row stays ``verified=False``: config refuses it
   unless the environment sets ``karpenter.acknowledge_unverified_release: true``, synthesis
-  warns, and no shipped environment may do so (``tests/test_image_pins.py``). Once the release
+  warns, and no shipped environment may do so (``tests/catalog/test_images.py``). Once the release
   and the upstream compatibility matrix (``COMPATIBILITY_MATRIX_URL``) confirm it, set
   ``verified=True``, move ``versions.KARPENTER_VERSION`` to it and give Karpenter pools DRA again.
 """

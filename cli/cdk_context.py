@@ -6,7 +6,7 @@ aws-cdk-lib 2.275 (``core/lib/app.js``, ``App.loadContext``) sets the ``context`
 every key of the JSON object in ``CDK_CONTEXT_JSON``, then every key of the JSON file named by
 ``CONTEXT_OVERFLOW_LOCATION_ENV`` (where the CLI puts context too large for the environment), each
 overriding the one before. The keys app.py reads are never in the ``context`` prop
-(``stacks/app_options.py``), so the two sources here are theirs; ``tests/test_cdk_context.py``
+(``stacks/app_options.py``), so the two sources here are theirs; ``tests/cli/test_cdk_context.py``
 compares every key with what a real ``App`` gives.
 """
 

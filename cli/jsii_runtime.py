@@ -11,7 +11,7 @@ function calls to render instead of 735,000).
 The code calling the bindings is type-checked (``mypy --strict`` with the aws_cdk, cdk8s
 and cdk8s-plus-37 stubs); the test suite, which builds every shipped environment
 in-process, keeps jsii's own path, and the output is byte-identical either way
-(``make freshness``, ``tests/test_cli.py`` and ``tests/test_jsii_fast_path.py`` compare them).
+(``make freshness``, ``tests/cli/test_synth_command.py`` and ``tests/test_jsii_fast_path.py`` compare them).
 """
 
 from __future__ import annotations

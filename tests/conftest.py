@@ -28,8 +28,8 @@ import stacks
 from cli.jsii_runtime import start_kernel_early, use_direct_channel
 from config.load import REPO_ROOT
 from config.model import EnvironmentConfig
-from config.model import EnvironmentConfig as _Env
 from policy.environment.load import load_environment
+from tests.helpers import env_from
 
 if TYPE_CHECKING:
     from charts.render import RenderedEnvironment
@@ -194,12 +194,6 @@ def shipped_render(name: str) -> RenderedEnvironment:
     import copy
 
     return copy.deepcopy(_shipped_render(name))
-
-
-def env_from(data: dict[str, Any]) -> _Env:
-    from policy.environment.load import parse_environment
-
-    return parse_environment(data)
 
 
 __all__ = ["EXAMPLE_ENVIRONMENTS", "REFERENCE", "EnvironmentConfig", "Path", "env_from", "shipped_render"]

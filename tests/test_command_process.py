@@ -82,7 +82,7 @@ def test_each_command_imports_with_the_collector_off_and_renders_with_it_on(
 ) -> None:
     """The command as users run it, with the probe (``tests/collector_probe``) loaded into its process.
     ``make synth`` (both of its processes) and ``cdk synth``'s app are probed where
-    ``tests/test_commands.py`` runs them already."""
+    ``tests/cli/test_synth.py`` runs them already."""
     log = tmp_path / "collector.log"
     outputs = ["--dist", str(tmp_path / "dist")] if command[1] == "cli.render" else []
     done = subprocess.run(

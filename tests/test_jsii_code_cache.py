@@ -321,7 +321,7 @@ def test_where_the_cache_lives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
 
 @pytest.mark.synth
 def test_make_render_fills_the_cache_once_and_renders_the_committed_files_from_it(tmp_path: Path) -> None:
-    """The committed ``dist/dev`` is a render's output (``make freshness``, ``tests/test_cli.py``)."""
+    """The committed ``dist/dev`` is a render's output (``make freshness``, ``tests/cli/test_synth_command.py``)."""
 
     def render(dist: Path) -> None:
         done = subprocess.run(

@@ -253,8 +253,13 @@ class Simulation:
             self.units.append(unit)
             job.units.append(unit)
             if signature not in self.buckets:
+                pinned = {pool for pod in required + optional for pool in pod.pools}
                 self.buckets[signature] = _Bucket(
-                    pool_zones=tuple(self.cluster.serving.get(request.device_class, ())),
+                    pool_zones=tuple(
+                        i
+                        for i in self.cluster.serving.get(request.device_class, ())
+                        if not pinned or self.cluster.pool_zones[i].pool.name in pinned
+                    ),
                     device_class=DEVICE_CLASSES[request.device_class].name,
                 )
 
@@ -441,7 +446,7 @@ class Simulation:
     # --- placement ------------------------------------------------------------------------------
 
     def _domains(self, unit: Unit, *, ready_only: bool = True) -> list[tuple[str, list[Node]]]:
-        indices = self.cluster.serving.get(unit.job.request.device_class, [])
+        indices = self.buckets[unit.signature].pool_zones  # serving its class, within any pools its pods are pinned to
         nodes = [n for i in indices if self.active[i] for n in self.live[i] if n.ready or not ready_only]
         if not unit.topology_zone:
             return [("", nodes)]
@@ -592,7 +597,7 @@ class Simulation:
         for zone, nodes in self._domains(unit, ready_only=True):
             candidates = []
             remaining = dict(self.pool_live)
-            for i in self.cluster.serving.get(unit.job.request.device_class, []):
+            for i in self.buckets[unit.signature].pool_zones:
                 pz = self.cluster.pool_zones[i]
                 if not self.active[i] or (zone and pz.zone != zone):
                     continue

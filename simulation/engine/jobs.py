@@ -58,16 +58,21 @@ class JobRequest:
         return sum(p.devices for p in self.required + self.optional)
 
 
-def gang_pods(groups: tuple[GroupPlan, ...]) -> tuple[tuple[PodShape, ...], tuple[PodShape, ...], str]:
+def gang_pods(
+    groups: tuple[GroupPlan, ...], *, pools: tuple[str, ...] = ()
+) -> tuple[tuple[PodShape, ...], tuple[PodShape, ...], str]:
     """(required, optional) GPU pods of a gang's groups, and the template label of its root group.
 
     As ``make check`` counts them: in a gang group, pods without GPUs count towards ``minCount``
-    first; the rest of the minimum are GPU pods. A basic group's GPU pods are all required.
+    first; the rest of the minimum are GPU pods. A basic group's GPU pods are all required. ``pools``:
+    the pools the run's GPU pods are pinned to (``GangPlan.pools``), which the scheduler keeps them to.
     """
     required: list[PodShape] = []
     optional: list[PodShape] = []
     for group in groups:
-        shapes = [PodShape(role.gpus, role.cpu, role.memory_gib) for role in group.roles for _ in range(role.replicas)]
+        shapes = [
+            PodShape(role.gpus, role.cpu, role.memory_gib, pools) for role in group.roles for _ in range(role.replicas)
+        ]
         gpu_pods = [s for s in shapes if s.devices]
         if group.min_count is None:
             required += gpu_pods

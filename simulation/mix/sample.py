@@ -76,7 +76,7 @@ def class_jobs(env: EnvironmentConfig, job_class: JobClass, *, seed: int, horizo
         if (replicas, gpus) not in plans:
             run = class_run(job_class, replicas=replicas, gpus=gpus)
             plan = plan_gang(sim_env, team=team, run_name=job_class.name, run=run)
-            plans[(replicas, gpus)] = (*gang_pods(plan.groups), plan.topology_key is not None, run)
+            plans[(replicas, gpus)] = (*gang_pods(plan.groups, pools=plan.pools), plan.topology_key is not None, run)
         required, optional, template, zone, run = plans[(replicas, gpus)]
         jobs.append(
             JobRequest(
@@ -103,7 +103,7 @@ def team_run_jobs(env: EnvironmentConfig, team_runs: list[TeamRun]) -> list[JobR
     jobs = []
     for team_run in team_runs:
         plan = plan_gang(env, team=team_run.team, run_name=team_run.name, run=team_run.run)
-        required, optional, template = gang_pods(plan.groups)
+        required, optional, template = gang_pods(plan.groups, pools=plan.pools)
         jobs.append(
             JobRequest(
                 name=plan.workload_name,

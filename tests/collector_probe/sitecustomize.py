@@ -4,7 +4,7 @@ is on while the process imports the jsii bindings (``aws_cdk``, ``cdk8s_plus_37`
 off), and whether it is on and the imports' objects frozen each time the process renders
 (``charts.render``'s functions) and builds the CDK app (``stacks.app_options.new_app``). A command
 is run as users run it, only with this folder added (``tests/test_command_process.py``,
-``tests/test_commands.py``)."""
+``tests/cli/test_synth.py``)."""
 
 from __future__ import annotations
 

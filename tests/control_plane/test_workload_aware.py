@@ -14,7 +14,6 @@ import pytest
 
 from control_plane.configs import for_declared_gates
 from control_plane.run import ControlPlane
-from tests import test_admission_policies as kit
 from tests.conftest import EXAMPLE_ENVIRONMENTS, REFERENCE, require_reference
 from tests.control_plane.apply import CRD_KINDS, apply_all, check_applied, delete_all, needs_crd
 from tests.control_plane.cluster import ApiError, Cluster, Obj, cleanup, wait_until
@@ -31,6 +30,7 @@ from tests.control_plane.gangs import (
 )
 from tests.environments import workload_aware as workload_aware_env
 from tests.environments import workload_aware_render
+from tests.policy.gangs import test_admission as kit
 
 WORKLOAD_ENVIRONMENTS = list(EXAMPLE_ENVIRONMENTS)
 """Every shipped environment, as its workload-aware twin (``tests/environments.py``): the shipped ones claim eks."""

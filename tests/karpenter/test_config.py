@@ -8,17 +8,11 @@ from typing import Any
 import pytest
 
 from catalog.karpenter import KARPENTER_RELEASES
-from config.errors import ConfigError
 from config.karpenter import KarpenterCapacityType, KarpenterMode
 from config.model import CapacityProvider
 from tests.conftest import env_from
+from tests.helpers import env_refusal
 from tests.karpenter.conftest import example_env
-
-
-def _fails(data: dict[str, Any]) -> str:
-    with pytest.raises(ConfigError) as caught:
-        env_from(data)
-    return caught.value.line()
 
 
 def _pool(data: dict[str, Any], index: int) -> dict[str, Any]:
@@ -45,7 +39,7 @@ def test_example_parses_into_karpenter_pools() -> None:
 
 def test_fails_same_pool_name_for_karpenter_and_a_managed_node_group(karpenter_data: dict[str, Any]) -> None:
     _pool(karpenter_data, 2)["name"] = "l40s-flex"
-    assert _fails(karpenter_data) == (
+    assert env_refusal(karpenter_data) == (
         "gpu_pools[2].name: pool name is claimed by both a managed node group pool and a Karpenter pool "
         "(gpu_pools[0]); their nodes would share one gpu-platform.io/pool label (got 'l40s-flex'); "
         "fix: give the Karpenter pool its own name"
@@ -54,7 +48,7 @@ def test_fails_same_pool_name_for_karpenter_and_a_managed_node_group(karpenter_d
 
 def test_fails_reserved_pool_without_reservation_selector(karpenter_data: dict[str, Any]) -> None:
     del _pool(karpenter_data, 1)["karpenter"]["capacity_reservations"]
-    assert _fails(karpenter_data) == (
+    assert env_refusal(karpenter_data) == (
         "gpu_pools[1].karpenter.capacity_reservations: capacity type reserved needs a capacity reservation "
         "selector (got []); fix: add capacity_reservations: [{id: cr-...}] (a Capacity Block or ODCR) or select "
         "reservations by tags"
@@ -64,7 +58,7 @@ def test_fails_reserved_pool_without_reservation_selector(karpenter_data: dict[s
 def test_fails_dra_with_a_karpenter_release_without_dra(karpenter_data: dict[str, Any]) -> None:
     for pool in karpenter_data["gpu_pools"][:2]:
         pool.update(dra=True, device_plugin=False)
-    assert _fails(karpenter_data) == (
+    assert env_refusal(karpenter_data) == (
         "karpenter.version: Karpenter 1.14.1 cannot provision for DRA claims, and Karpenter pools "
         "['l40s-flex', 'h200-block'] use DRA (got '1.14.1'); fix: use a Karpenter release with DRA support "
         "(1.15 or later) or set device_plugin: true, dra: false on those pools"
@@ -73,7 +67,7 @@ def test_fails_dra_with_a_karpenter_release_without_dra(karpenter_data: dict[str
 
 def test_fails_unacknowledged_unsupported_kubernetes_minor(karpenter_1_14_data: dict[str, Any]) -> None:
     karpenter_1_14_data["karpenter"]["acknowledge_unsupported_kubernetes"] = False
-    assert _fails(karpenter_1_14_data) == (
+    assert env_refusal(karpenter_1_14_data) == (
         "karpenter.version: Karpenter 1.14.1 supports Kubernetes 1.29-1.36, not the cluster's 1.37 "
         "(got '1.14.1'); fix: use a Karpenter release that supports it, or set "
         "karpenter.acknowledge_unsupported_kubernetes: true to run it anyway"
@@ -87,7 +81,7 @@ def test_acknowledged_unsupported_kubernetes_minor_loads(karpenter_1_14_data: di
 
 def test_fails_unverified_release_without_acknowledgement(karpenter_data: dict[str, Any]) -> None:
     karpenter_data["karpenter"] = {"version": "1.15.0"}
-    assert _fails(karpenter_data) == (
+    assert env_refusal(karpenter_data) == (
         "karpenter.version: the compatibility row Karpenter 1.15.0 (Kubernetes 1.29-1.37, DRA) is an assumption, "
         "not verified against upstream (got '1.15.0'); fix: check it in "
         "https://karpenter.sh/docs/upgrading/compatibility/ and set verified=True on its row in "
@@ -119,7 +113,7 @@ def test_unverified_release_needs_no_acknowledgement_without_karpenter_pools(kar
 )
 def test_fails_instance_family_without_gpus(karpenter_data: dict[str, Any], family: str, problem: str) -> None:
     _pool(karpenter_data, 0)["karpenter"]["instance_families"] = ["g6e", family]
-    assert _fails(karpenter_data) == (
+    assert env_refusal(karpenter_data) == (
         f"gpu_pools[0].karpenter.instance_families[1]: {problem} (got '{family}'); "
         "fix: use GPU families such as g5, g6, g6e, p4d, p4de, p5, p5e, p5en, p6-b200"
     )
@@ -127,7 +121,7 @@ def test_fails_instance_family_without_gpus(karpenter_data: dict[str, Any], fami
 
 def test_fails_instance_type_outside_the_families(karpenter_data: dict[str, Any]) -> None:
     _pool(karpenter_data, 0)["instance_types"] = ["g6e.12xlarge", "g6.12xlarge"]
-    assert _fails(karpenter_data) == (
+    assert env_refusal(karpenter_data) == (
         "gpu_pools[0].instance_types[1]: instance type is outside karpenter.instance_families ['g6e'] "
         "(got 'g6.12xlarge'); fix: add its family to karpenter.instance_families or drop the instance type"
     )
@@ -135,14 +129,14 @@ def test_fails_instance_type_outside_the_families(karpenter_data: dict[str, Any]
 
 def test_fails_karpenter_section_on_a_managed_node_group(karpenter_data: dict[str, Any]) -> None:
     _pool(karpenter_data, 2)["karpenter"] = {"mode": "static"}
-    line = _fails(karpenter_data)
+    line = env_refusal(karpenter_data)
     assert line.startswith("gpu_pools[2].karpenter: a karpenter section on a managed node group pool has no effect")
     assert line.endswith("fix: set provider: karpenter or remove the karpenter section")
 
 
 def test_fails_capacity_on_a_karpenter_pool(karpenter_data: dict[str, Any]) -> None:
     _pool(karpenter_data, 0)["capacity"] = {"type": "spot"}
-    assert _fails(karpenter_data) == (
+    assert env_refusal(karpenter_data) == (
         "gpu_pools[0].capacity: Karpenter pools choose capacity with karpenter.capacity_types "
         "(got {'type': 'spot'}); fix: remove capacity and set karpenter.capacity_types "
         "(and karpenter.capacity_reservations)"
@@ -152,7 +146,7 @@ def test_fails_capacity_on_a_karpenter_pool(karpenter_data: dict[str, Any]) -> N
 @pytest.mark.parametrize(("key", "value"), [("min_size", 1), ("desired_size", 0)])
 def test_fails_minimum_size_on_a_karpenter_pool(karpenter_data: dict[str, Any], key: str, value: int) -> None:
     _pool(karpenter_data, 0)[key] = value
-    assert _fails(karpenter_data) == (
+    assert env_refusal(karpenter_data) == (
         f"gpu_pools[0].{key}: Karpenter pools have no minimum or initial size (got {value}); "
         "fix: remove it; for nodes that stay up set karpenter.mode: static (holds max_size nodes)"
     )
@@ -160,7 +154,7 @@ def test_fails_minimum_size_on_a_karpenter_pool(karpenter_data: dict[str, Any], 
 
 def test_fails_reservations_without_reserved_capacity(karpenter_data: dict[str, Any]) -> None:
     _pool(karpenter_data, 1)["karpenter"]["capacity_types"] = ["on_demand"]
-    assert _fails(karpenter_data) == (
+    assert env_refusal(karpenter_data) == (
         "gpu_pools[1].karpenter.capacity_types: capacity reservations are only used with capacity type reserved "
         "(got ['on_demand']); fix: add reserved to karpenter.capacity_types or remove "
         "karpenter.capacity_reservations"
@@ -179,7 +173,7 @@ def test_fails_reservation_selector_with_both_or_neither(
     karpenter_data: dict[str, Any], selector: dict[str, Any]
 ) -> None:
     _pool(karpenter_data, 1)["karpenter"]["capacity_reservations"] = [selector]
-    assert _fails(karpenter_data) == (
+    assert env_refusal(karpenter_data) == (
         f"gpu_pools[1].karpenter.capacity_reservations[0]: a reservation selector names either an id or tags "
         f"(owner_account only with tags) (got {selector!r}); fix: keep exactly one of id and tags"
     )
@@ -194,7 +188,7 @@ def test_reservations_by_tags_with_an_owner_load(karpenter_data: dict[str, Any])
 
 def test_fails_unknown_karpenter_version(karpenter_data: dict[str, Any]) -> None:
     karpenter_data["karpenter"] = {"version": "0.37.0"}
-    assert _fails(karpenter_data) == (
+    assert env_refusal(karpenter_data) == (
         "karpenter.version: Karpenter release is not in the compatibility table (catalog/karpenter.py) "
         "(got '0.37.0'); fix: use one of 1.14.1, 1.15.0 or add a checked row to the table"
     )
@@ -202,7 +196,7 @@ def test_fails_unknown_karpenter_version(karpenter_data: dict[str, Any]) -> None
 
 def test_fails_malformed_ami_release(karpenter_data: dict[str, Any]) -> None:
     karpenter_data["karpenter"] = {"ami_release": "latest"}
-    assert _fails(karpenter_data) == (
+    assert env_refusal(karpenter_data) == (
         "karpenter.ami_release: not in the allowed form (got 'latest'); "
         "fix: use an amazon-eks-ami release: v and a date as 8 digits (e.g. v20260930)"
     )
@@ -213,7 +207,7 @@ def test_fails_karpenter_with_auto_mode(karpenter_data: dict[str, Any]) -> None:
     karpenter_data["dra_driver"] = {"enabled": False}
     for index in (0, 1, 2):
         _pool(karpenter_data, index).update(dra=False, device_plugin=True)
-    assert _fails(karpenter_data) == (
+    assert env_refusal(karpenter_data) == (
         "cluster.auto_mode: EKS Auto Mode runs its own Karpenter, whose NodePool API conflicts with a Karpenter "
         "install (got {'enabled': True, 'node_pools': []}); fix: remove cluster.auto_mode or move the "
         "provider: karpenter pools to managed_node_group"
@@ -223,7 +217,7 @@ def test_fails_karpenter_with_auto_mode(karpenter_data: dict[str, Any]) -> None:
 def test_fails_cluster_name_too_long_for_the_node_role(karpenter_data: dict[str, Any]) -> None:
     name = "gpu-" + "k" * 50
     karpenter_data["cluster"]["name"] = name
-    assert _fails(karpenter_data) == (
+    assert env_refusal(karpenter_data) == (
         f"cluster.name: the Karpenter node role name '{name}-karpenter-node' is longer than 64 characters "
         f"(got '{name}'); fix: shorten the cluster name to 49 characters or less"
     )
@@ -231,7 +225,7 @@ def test_fails_cluster_name_too_long_for_the_node_role(karpenter_data: dict[str,
 
 def test_fails_unknown_key_in_the_karpenter_section(karpenter_data: dict[str, Any]) -> None:
     _pool(karpenter_data, 0)["karpenter"]["max_gpus"] = 8
-    assert _fails(karpenter_data) == (
+    assert env_refusal(karpenter_data) == (
         "gpu_pools[0].karpenter.max_gpus: unknown key (got 8); fix: remove it or use one of: capacity_reservations, "
         "capacity_types, consolidate_after_minutes, instance_families, mode"
     )

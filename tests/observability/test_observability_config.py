@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from catalog.priority_tiers import Tier
-from config.errors import ConfigError
 from config.observability import DEFAULT_TIER_OBJECTIVES_SECONDS, PrometheusMode
 from policy.environment.load import load_environment
 from tests.conftest import env_from
+from tests.helpers import env_refusal
 
 
 def _with(data: dict[str, Any], **observability: Any) -> dict[str, Any]:
@@ -19,9 +17,7 @@ def _with(data: dict[str, Any], **observability: Any) -> dict[str, Any]:
 
 
 def _fails(data: dict[str, Any], **observability: Any) -> str:
-    with pytest.raises(ConfigError) as caught:
-        env_from(_with(data, **observability))
-    return caught.value.line()
+    return env_refusal(_with(data, **observability))
 
 
 def test_defaults() -> None:

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from cdk8s import App
-from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 
 from catalog.device_classes import DeviceShape
@@ -89,7 +89,7 @@ def runs(draw: st.DrawFn) -> RunConfig:
 
 def job(env: EnvironmentConfig, run: RunConfig, *, name: str = "gang", minutes: float = 1.0) -> JobRequest:
     plan = plan_gang(env, team="research", run_name=name, run=run)
-    required, optional, template = gang_pods(plan.groups)
+    required, optional, template = gang_pods(plan.groups, pools=plan.pools)
     return JobRequest(
         name=name,
         namespace=plan.namespace,
@@ -114,8 +114,40 @@ def capacity_verdict(env: EnvironmentConfig, run: RunConfig) -> bool:
     return not any(c.status is Status.FAIL for c in check_capacity(env, objects))
 
 
+def _zone_pool(name: str, instance_type: str, zones: list[str], size: int, *, pinned: bool) -> dict[str, Any]:
+    return {
+        "name": name,
+        "instance_types": [instance_type],
+        "zones": zones,
+        "zone_pinned": pinned,
+        "min_size": size,
+        "max_size": size,
+    }
+
+
+# Pools with different EFA counts: the run is pinned to the p5 pools (5 nodes in us-west-2a), so 6 pods
+# of 5 GPUs kept to one zone do not fit, although with the p5en pool's node the zone would hold them.
+EFA_PINNED_POOLS = [
+    _zone_pool("pool0", "p5.48xlarge", ["us-west-2a"], 4, pinned=False),
+    _zone_pool("pool1", "p5.48xlarge", ["us-west-2a", "us-west-2b"], 1, pinned=True),
+    _zone_pool("pool2", "p5en.48xlarge", ["us-west-2a", "us-west-2b"], 1, pinned=True),
+]
+EFA_PINNED_RUN = RunConfig(
+    template=GangTemplate.PYTORCH,
+    replicas=6,
+    gpus_per_replica=5,
+    device_class=DeviceShape.HOPPER_OR_NEWER,
+    cpu_per_replica=1,
+    memory_gib_per_replica=1,
+    tier=Tier.STANDARD,
+    image="simulation",
+    topology=TopologyPreference.ZONE,
+)
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pool_list=pools(), run=runs())
+@example(pool_list=EFA_PINNED_POOLS, run=EFA_PINNED_RUN)
 def test_a_gang_starts_alone_exactly_when_the_capacity_check_accepts_it(
     pool_list: list[dict[str, Any]], run: RunConfig
 ) -> None:
