@@ -1,4 +1,4 @@
-"""Gang Workload templates: one construct per template, each rendering its whole object set.
+"""Gang runs: one construct renders a run's whole object set, as its template kind describes it.
 
 A run renders the ``scheduling.k8s.io/v1beta1`` Workload, CompositePodGroups (when the
 hierarchical form is on), PodGroups pointing back with ``spec.workloadRef``,
@@ -6,28 +6,32 @@ ResourceClaimTemplates on platform DeviceClasses, and the Pods that join their g
 with ``spec.schedulingGroup`` — or, for the Job variant, one indexed Job with
 ``spec.scheduling`` whose controller creates the Workload and PodGroup itself. Service runs'
 Pods come from StatefulSets (replaced when lost) under a PodDisruptionBudget. Every run has a
-headless Service its Pods take stable DNS names from; what each container runs and how it
-finds its peers comes from ``policy.gangs.launch``.
+headless Service its Pods take stable DNS names from; what each container runs, how it finds its
+peers and which objects of its own the run adds (a hostfile, a Service of ready workers) come from
+the run's kind (``policy.gangs.kinds``). What creates the Pods is the kind's ``pod_controller``: each
+controller has one renderer here.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from cdk8s_plus_37 import k8s
 from constructs import Construct
 
 from catalog.efa import EFA_RESOURCE, HUGEPAGES_RESOURCE
 from catalog.labels import DOMAIN, ELASTIC_ANNOTATION, POOL_LABEL
-from catalog.launchers import HOSTFILE_KEY, MPI_CONFIG_DIR, SHM_PATH, SSH_DIR
+from catalog.launchers import MPI_CONFIG_DIR, SHM_PATH, SSH_DIR
 from catalog.priority_tiers import DisruptionMode
 from charts.ordering import SYNC_WAVE, sync_wave
 from charts.quantities import int_or_string, quantity
 from config.model import EnvironmentConfig
-from config.platform import GangTemplate, RunConfig
+from config.platform import RunConfig
 from policy.gangs import launch as wiring
+from policy.gangs.kinds import PodController, kind_of
 from policy.gangs.launch import EnvVar, Launch, Probe, hostfile_name, ssh_secret_name
-from policy.gangs.plan import SHARED_CLAIM, GangPlan, GroupPlan, Role, plan_gang
+from policy.gangs.plan import plan_gang
+from policy.gangs.shapes import SHARED_CLAIM, GangPlan, GroupPlan, Role
 from policy.infrastructure.cluster_autoscaler import GANG_POD_ANNOTATIONS
 
 ROOT_TEMPLATE = "gang"
@@ -170,7 +174,7 @@ def _pod_spec(
         claims.append(k8s.PodResourceClaim(name="gpus", resource_claim_template_name=_claim_template_name(plan, role)))
     if plan.shared_devices:
         claims.append(k8s.PodResourceClaim(name=SHARED_CLAIM, resource_claim_template_name=_shared_name(plan)))
-    launch = wiring.launch(plan, role)
+    launch = kind_of(plan).launch(plan, role)
     volumes, mounts = _volumes(plan, launch)
     # EFA devices and the EFA driver's huge pages on EFA pools, requests = limits (Kubernetes requires it
     # of huge pages); libfabric's settings come from wiring.pod_env. Huge pages need no volume: libfabric
@@ -268,6 +272,7 @@ class _GangObjects:
     def __init__(self, scope: Construct, plan: GangPlan) -> None:
         self.scope = scope
         self.plan = plan
+        self.kind = kind_of(plan)
 
     def render(self) -> None:
         plan = self.plan
@@ -374,18 +379,19 @@ class _GangObjects:
         )
 
     def _network(self) -> None:
-        """The headless Service every Pod's stable name hangs off, plus the MPI hostfile."""
-        plan = self.plan
-        ports = sorted({p for role in plan.roles for p in wiring.launch(plan, role).ports})
-        self._headless(wiring.service_name(plan), None, ports, publish_not_ready=wiring.publishes_not_ready(plan))
-        if plan.template is GangTemplate.SERVICE and len(plan.roles) > 1:
-            self._headless(wiring.ready_service_name(plan), plan.roles[-1].name, [], publish_not_ready=False)
-        if plan.template is GangTemplate.MPI:
+        """The headless Service every Pod's stable name hangs off, plus the kind's own Services and ConfigMaps
+        (the MPI hostfile)."""
+        plan, kind = self.plan, self.kind
+        ports = sorted({p for role in plan.roles for p in kind.launch(plan, role).ports})
+        self._headless(wiring.service_name(plan), None, ports, publish_not_ready=kind.publishes_not_ready)
+        for service in kind.services(plan):
+            self._headless(service.name, service.role, [], publish_not_ready=service.publish_not_ready)
+        for config in kind.config_files(plan):
             k8s.KubeConfigMap(
                 self.scope,
-                "Hostfile",
-                metadata=_meta(plan, hostfile_name(plan), "ConfigMap"),
-                data={HOSTFILE_KEY: wiring.hostfile(plan)},
+                config.construct_id,
+                metadata=_meta(plan, config.name, "ConfigMap"),
+                data=dict(config.data),
             )
 
     def _headless(self, name: str, role: str | None, ports: list[tuple[str, int]], *, publish_not_ready: bool) -> None:
@@ -404,10 +410,12 @@ class _GangObjects:
         )
 
     def _pods(self, group: GroupPlan, *, pod_group: str | None) -> None:
+        """The group's Pods, made by the kind's controller."""
+        _CONTROLLERS[self.kind.pod_controller](self, group, pod_group=pod_group)
+
+    def _bare_pods(self, group: GroupPlan, *, pod_group: str | None) -> None:
+        """One Pod per place in the gang, labelled with its rank."""
         plan = self.plan
-        if plan.template is GangTemplate.SERVICE:
-            self._stateful_sets(group, pod_group=pod_group)
-            return
         ranks = {(r.name, i): rank for r, i, rank in wiring.pod_ranks(plan)}
         for role in group.roles:
             for index in range(role.replicas):
@@ -517,48 +525,23 @@ class _GangObjects:
         )
 
 
-class _GangConstruct(Construct):
-    template: GangTemplate
+class _PodRenderer(Protocol):
+    def __call__(self, objects: _GangObjects, group: GroupPlan, /, *, pod_group: str | None) -> None: ...
+
+
+_CONTROLLERS: dict[PodController, _PodRenderer] = {
+    PodController.PODS: _GangObjects._bare_pods,
+    PodController.STATEFUL_SETS: _GangObjects._stateful_sets,
+}
+"""The renderer of each way a kind's Pods are created."""
+
+
+class GangRun(Construct):
+    """One team run of any template: its plan (``policy.gangs.plan.plan_gang``) and every object of it."""
 
     def __init__(
         self, scope: Construct, construct_id: str, *, env: EnvironmentConfig, team: str, run_name: str, run: RunConfig
     ) -> None:
         super().__init__(scope, construct_id)
-        if run.template is not self.template:
-            raise ValueError(f"{type(self).__name__} renders {self.template.value} runs, not {run.template.value}")
         self.plan = plan_gang(env, team=team, run_name=run_name, run=run)
         _GangObjects(self, self.plan).render()
-
-
-class PyTorchGang(_GangConstruct):
-    """Distributed PyTorch: ``replicas`` Pods running torchrun, all started together or not at all.
-
-    Flat form: one gang of rank 0 (the coordinator Pod) + workers. Hierarchical form
-    (``CompositePodGroup`` on): a composite gang of the coordinator group and the workers group.
-    Job form (``WorkloadWithJob`` on, ``job: true``): one indexed Job whose index 0 is rank 0.
-    """
-
-    template = GangTemplate.PYTORCH
-
-
-class MpiGang(_GangConstruct):
-    """MPI: a CPU-only launcher and GPU workers; the launcher must not start without every worker."""
-
-    template = GangTemplate.MPI
-
-
-class SparkBatch(_GangConstruct):
-    """Spark-like batch: the driver and its executors admitted as one gang; executors reach the driver by name."""
-
-    template = GangTemplate.SPARK
-
-
-class LeaderWorkerService(_GangConstruct):
-    """Long-running multi-Pod service: StatefulSets of leader + workers, placed and disrupted as a whole."""
-
-    template = GangTemplate.SERVICE
-
-
-GANG_CONSTRUCTS: dict[GangTemplate, type[_GangConstruct]] = {
-    c.template: c for c in (PyTorchGang, MpiGang, SparkBatch, LeaderWorkerService)
-}

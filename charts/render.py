@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from charts.admission_policies import GangAdmissionPolicies
 from charts.cluster_objects import PlatformDeviceClasses, PriorityTiers
 from charts.deployed import DeployedObjects, Objects
-from charts.gangs import GANG_CONSTRUCTS
+from charts.gangs import GangRun
 from charts.namespaces import PlatformNamespaces
 from charts.observability import environment_objects
 from charts.summary import summary_markdown
@@ -33,7 +33,7 @@ from config.platform import TeamRun
 from observability.dashboard import dashboard_json
 from policy.environment.ineffective import ineffective_setting_notes
 from policy.environment.teams import load_team_runs, unhonoured_settings
-from policy.gangs.plan import GangPlan
+from policy.gangs.shapes import GangPlan
 from policy.gangs.workload_rules import WorkloadRuleError, check_objects
 from policy.gates.fields import subject as object_subject
 from policy.gates.rules import gang_scheduling_native
@@ -121,11 +121,10 @@ def render_cluster_objects(env: EnvironmentConfig, *, app: App | None = None) ->
 
 def render_team_run(app: App | None, env: EnvironmentConfig, team_run: TeamRun) -> tuple[Objects, GangPlan]:
     """One run's objects and plan; in its own App when ``app`` is None."""
-    construct_type = GANG_CONSTRUCTS[team_run.run.template]
     holder: list[GangPlan] = []
 
     def build(chart: Construct) -> None:
-        gang = construct_type(chart, "Run", env=env, team=team_run.team, run_name=team_run.name, run=team_run.run)
+        gang = GangRun(chart, "Run", env=env, team=team_run.team, run_name=team_run.name, run=team_run.run)
         holder.append(gang.plan)
 
     objects = _chart(app, f"{team_run.team}-{team_run.name}", build)

@@ -11,9 +11,10 @@ from catalog.prices import SOURCE as PRICE_SOURCE
 from catalog.priority_tiers import TIERS, PreemptionPolicy
 from config.karpenter import KarpenterPoolConfig
 from config.model import EnvironmentConfig
-from config.platform import GangTemplate
-from policy.gangs.launch import discovery, ssh_secret_name, world_size
-from policy.gangs.plan import FALLBACK_LOSES, GangPlan, Role, pools_serving
+from policy.gangs.kinds import kind_of
+from policy.gangs.launch import ssh_secret_name
+from policy.gangs.plan import FALLBACK_LOSES, pools_serving
+from policy.gangs.shapes import GangPlan, Role
 from policy.gates.rules import gang_scheduling_native, served_beyond_eks
 from policy.infrastructure.capacity import PodShape, cluster_pod_capacity, zone_pod_capacity
 from policy.infrastructure.device_classes import selector_expression
@@ -232,7 +233,7 @@ def _role_lines(env: EnvironmentConfig, plans: Sequence[GangPlan]) -> list[str]:
 def _apply_first(plan: GangPlan) -> list[str]:
     """What must exist in the cluster before the run's file is applied, and how to make it."""
     needs = []
-    if plan.template is GangTemplate.MPI:
+    if kind_of(plan).needs_ssh_key:
         needs.append(
             f"Secret `{ssh_secret_name(plan)}` (the run's SSH keys): "
             f"`make mpi-ssh-key RUN={plan.team}/{plan.run} \\| kubectl apply -f -`"
@@ -317,8 +318,10 @@ def summary_markdown(env: EnvironmentConfig, plans: list[GangPlan], *, notes: Se
             "|---|---|---|---|---|",
         ]
         for plan in plans:
+            kind = kind_of(plan)
             lines.append(
-                f"| {plan.team} | {plan.run} | {plan.processes_per_pod} | {world_size(plan)} | {discovery(plan)} |"
+                f"| {plan.team} | {plan.run} | {plan.processes_per_pod} | {kind.world_size(plan)} | "
+                f"{kind.discovery(plan)} |"
             )
         lines += _role_lines(env, plans)
         lines += _apply_first_lines(plans)

@@ -19,11 +19,12 @@ from typing import Any
 from catalog.launchers import SSH_HOST_KEY, SSH_KNOWN_HOSTS, SSH_PRIVATE_KEY, SSH_PUBLIC_KEY
 from charts.yaml_output import dump_objects
 from config.errors import ConfigError
-from config.platform import GangTemplate
 from policy.environment.load import load_environment
 from policy.environment.teams import load_team_runs
+from policy.gangs.kinds import kind_of
 from policy.gangs.launch import known_hosts, ssh_secret_name
-from policy.gangs.plan import GangPlan, plan_gang
+from policy.gangs.plan import plan_gang
+from policy.gangs.shapes import GangPlan
 
 
 def key_pair(comment: str) -> tuple[str, str]:
@@ -75,8 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         env = load_environment(name=args.env or None, path=args.config or None)
         found = [r for r in load_team_runs(env) if f"{r.team}/{r.name}" == args.run]
-        if not found or found[0].run.template is not GangTemplate.MPI:
-            mpi = sorted(f"{r.team}/{r.name}" for r in load_team_runs(env) if r.run.template is GangTemplate.MPI)
+        if not found or not kind_of(found[0].run).needs_ssh_key:
+            mpi = sorted(f"{r.team}/{r.name}" for r in load_team_runs(env) if kind_of(r.run).needs_ssh_key)
             raise ConfigError("--run", args.run, f"no MPI run of that name in {env.name}", f"use one of {mpi}")
         run = found[0]
         plan = plan_gang(env, team=run.team, run_name=run.name, run=run.run)

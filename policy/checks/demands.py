@@ -18,7 +18,7 @@ from policy.checks.objects import (
     pods_by_group,
     root_of,
 )
-from policy.gangs.plan import SHARED_CLAIM
+from policy.gangs.shapes import SHARED_CLAIM
 from policy.gates.fields import subject
 from policy.infrastructure.capacity import (
     PodShape,

@@ -11,9 +11,9 @@ from config.errors import ConfigError, describe_kind
 from config.files import read_yaml_file
 from config.load import ENVIRONMENTS_DIR, REPO_ROOT, display_path, validate_strictly
 from config.model import EnvironmentConfig
-from config.platform import GangTemplate, RunConfig, TeamRun, TopologyPreference
+from config.platform import RunConfig, TeamRun, TopologyPreference
 from config.validate_launch import check_launch, check_run_ignored_fields
-from policy.gangs.launch import generated_names
+from policy.gangs.kinds import KINDS, kind_of
 from policy.gangs.plan import plan_gang
 from policy.gates.rules import effective_gates, gang_scheduling_native
 
@@ -122,16 +122,17 @@ def parse_run(env: EnvironmentConfig, team: str, name: str, data: object) -> Run
     _check_name(name)
     run = validate_strictly(RunConfig, data)
     check_run(env, team, run)
-    check_launch(run, name=name, composite=_composite(env, run))
-    check_run_ignored_fields(run)
+    check_launch(run, kind_of(run), name=name, composite=_composite(env, run))
+    check_run_ignored_fields(run, KINDS.values())
     check_generated_names(env, team, name, run)
     return run
 
 
 def check_generated_names(env: EnvironmentConfig, team: str, name: str, run: RunConfig) -> None:
-    """Refuse a run name that makes any name built from it too long (``policy.gangs.launch.generated_names``),
+    """Refuse a run name that makes any name built from it too long (``TemplateKind.generated_names``),
     naming the longest run name that fits."""
-    over = [n for n in generated_names(plan_gang(env, team=team, run_name=name, run=run)) if len(n.name) > n.limit]
+    plan = plan_gang(env, team=team, run_name=name, run=run)
+    over = [n for n in kind_of(run).generated_names(plan) if len(n.name) > n.limit]
     if not over:
         return
     worst = min(over, key=lambda n: n.limit - (len(n.name) - len(name)))
@@ -268,7 +269,7 @@ def check_run(env: EnvironmentConfig, team: str, run: RunConfig) -> None:
                 "set elastic: true, or drop min_replicas",
             )
         # PyTorch and service count rank 0 / the leader in replicas; MPI and Spark add it on top.
-        flat_min = run.min_replicas + (run.template in (GangTemplate.MPI, GangTemplate.SPARK))
+        flat_min = run.min_replicas + (not kind_of(run).leads_its_gang)
         if run.min_replicas < run.replicas and not _composite(env, run) and _native(env):
             raise ConfigError(
                 "min_replicas",
@@ -317,8 +318,14 @@ def unhonoured_settings(env: EnvironmentConfig, run: RunConfig) -> list[Unhonour
         needs("topology", run.topology.value, f"the {gate} gate is off", f"add {gate} to feature_gates.control_plane")
     if native and run.job and Gate.WORKLOAD_WITH_JOB not in gates:
         needs("job", True, "the WorkloadWithJob gate is off", "add WorkloadWithJob to feature_gates.control_plane")
-    elif run.job and run.template is not GangTemplate.PYTORCH:
-        needs("job", True, f"the Job form is pytorch only, not {run.template.value}", "use template: pytorch")
+    elif run.job and not kind_of(run).indexed_job:
+        job_kinds = [kind.template.value for kind in KINDS.values() if kind.indexed_job]
+        needs(
+            "job",
+            True,
+            f"the Job form is {' and '.join(job_kinds)} only, not {run.template.value}",
+            f"use template: {job_kinds[0]}",
+        )
     if not native and run.min_replicas is not None:
         needs(
             "min_replicas",

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from catalog.device_classes import DeviceShape
 from catalog.priority_tiers import TIERS, PreemptionPolicy, Tier
 from config.platform import RunConfig
-from policy.gangs.plan import GroupPlan
+from policy.gangs.shapes import GroupPlan
 from policy.infrastructure.capacity import PodShape
 
 

@@ -34,7 +34,7 @@ from charts.render import render_team_run
 from config.platform import TeamRun
 from policy.environment.load import load_environment
 from policy.environment.teams import parse_run
-from policy.gangs.plan import GangPlan
+from policy.gangs.shapes import GangPlan
 
 REQUIRED = os.environ.get("GANG_LAUNCHERS_REQUIRED") == "1"
 TIMEOUT_SECONDS = 120
