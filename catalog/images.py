@@ -4,85 +4,34 @@ One row per image reference (and per chart version). A row names the release it 
 against, where (a file of ``shared/reference/`` or an upstream release page or tag) and when;
 ``verified`` is False where no source we hold confirms it: such a row still deploys, and
 ``make preflight`` checks that its tag resolves in its registry, but nobody has seen the
-release itself. The versions themselves live in ``catalog/versions.py``; the rows are built from
-them, so a bump that forgets its row fails ``tests/test_image_pins.py``.
+release itself. The versions themselves live in ``catalog/versions.py`` and in the add-ons' pins
+(``addons/<name>/pin.py``, whose ``IMAGES`` and ``CHARTS`` join these tables with no line here); the rows
+are built from them, so a bump that forgets its row fails ``tests/test_image_pins.py``.
 
 Which rows an environment uses is ``policy.infrastructure.images``; the registry look-ups are ``cli.registry``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import addons
 from catalog import versions
-from catalog.cluster_autoscaler import CLUSTER_AUTOSCALER_RELEASES
 from catalog.karpenter import KARPENTER_RELEASES
+from catalog.pins import CHECKED, REFERENCE, ChartPin, ChartSource, ImagePin, chart_source
+from catalog.pins import image_reference as _image
 
-CHECKED = "2026-12-03"
-"""When every row below was last checked against its source."""
+__all__ = [
+    "CHARTS",
+    "CHECKED",
+    "IMAGES",
+    "IMAGES_BY_REFERENCE",
+    "ChartSource",
+    "ImagePin",
+    "karpenter_charts",
+    "regional_efa_pin",
+]
 
-REFERENCE = "shared/reference"
-"""The read-only copies of upstream files beside the repository (``../shared/reference``)."""
+_ADDON_PINS = addons.pins()
 
-
-@dataclass(frozen=True)
-class ImagePin:
-    """One container image reference the kit deploys, and what confirms it."""
-
-    component: str
-    image: str
-    """``registry/repository:tag``; an empty tag means the deploying chart's own default, not pinned here."""
-    release: str
-    """The upstream release (tag, chart version) the reference was checked against."""
-    source: str
-    verified: bool
-    checked: str = CHECKED
-    deployed_by: str = ""
-    """The chart whose defaults deploy it without a setting of ours (kube-prometheus-stack's images)."""
-
-    @property
-    def registry(self) -> str:
-        return self.image.split("/", 1)[0]
-
-    @property
-    def repository(self) -> str:
-        path = self.image.split("/", 1)[1]
-        return path.rsplit(":", 1)[0] if ":" in path.rsplit("/", 1)[-1] else path
-
-    @property
-    def tag(self) -> str:
-        last = self.image.rsplit("/", 1)[-1]
-        return last.rsplit(":", 1)[1] if ":" in last else ""
-
-
-@dataclass(frozen=True)
-class ChartSource:
-    """One Helm chart version the kit installs, and what confirms it."""
-
-    pin: versions.ChartPin
-    release: str
-    source: str
-    verified: bool
-    checked: str = CHECKED
-
-    @property
-    def oci(self) -> bool:
-        return self.pin.repository.startswith("oci://")
-
-
-def _image(repository: str, tag: str) -> str:
-    return f"{repository}:{tag}" if tag else repository
-
-
-_CA_SOURCES = {
-    "1.36.1": "upstream tag cluster-autoscaler-1.36.1 (https://github.com/kubernetes/autoscaler/releases/tag/"
-    "cluster-autoscaler-1.36.1), the newest tag in the kubernetes/autoscaler snapshot of 2026-08-22 "
-    f"({REFERENCE}/cluster-autoscaler-chart-9.59.1/PROVENANCE.md)",
-}
-_CA_UNCONFIRMED = (
-    "none: branch cluster-autoscaler-release-1.37 had no tag in the snapshot of 2026-08-22 "
-    f"({REFERENCE}/cluster-autoscaler-chart-9.59.1/PROVENANCE.md)"
-)
 
 _KARPENTER_SOURCES = {
     "1.14.1": f"{REFERENCE}/karpenter-v1.14.1/chart-values.yaml (controller.image: public.ecr.aws/karpenter/"
@@ -109,16 +58,7 @@ def _subchart(component: str, repository: str, chart: str) -> ImagePin:
 
 
 IMAGES: tuple[ImagePin, ...] = (
-    *(
-        ImagePin(
-            "Cluster Autoscaler",
-            _image(versions.CLUSTER_AUTOSCALER_IMAGE, release.image_tag),
-            f"cluster-autoscaler-{release.version}",
-            _CA_SOURCES.get(release.version, _CA_UNCONFIRMED),
-            verified=release.verified and release.version in _CA_SOURCES,
-        )
-        for release in CLUSTER_AUTOSCALER_RELEASES.values()
-    ),
+    *(pin for addon in _ADDON_PINS for pin in getattr(addon, "IMAGES", ())),
     *(
         ImagePin(
             "Karpenter controller",
@@ -250,10 +190,6 @@ def regional_efa_pin(image: str) -> ImagePin | None:
     )
 
 
-def _chart(pin: versions.ChartPin, source: str, *, verified: bool = True) -> ChartSource:
-    return ChartSource(pin, f"{pin.chart} {pin.version}", source, verified)
-
-
 def karpenter_charts(version: str) -> tuple[ChartSource, ChartSource]:
     """The controller and CRD charts of Karpenter ``version`` (one version for both)."""
     confirmed = version in _KARPENTER_SOURCES and KARPENTER_RELEASES[version].verified
@@ -264,8 +200,8 @@ def karpenter_charts(version: str) -> tuple[ChartSource, ChartSource]:
     )
 
     def chart(name: str, repository: str, release: str) -> ChartSource:
-        pin = versions.ChartPin(name, repository, version, release, versions.KARPENTER_NAMESPACE)
-        return _chart(pin, source, verified=confirmed)
+        pin = ChartPin(name, repository, version, release, versions.KARPENTER_NAMESPACE)
+        return chart_source(pin, source, verified=confirmed)
 
     return (
         chart("karpenter-crd", versions.KARPENTER_CRD_CHART_REPOSITORY, "karpenter-crd"),
@@ -274,19 +210,21 @@ def karpenter_charts(version: str) -> tuple[ChartSource, ChartSource]:
 
 
 CHARTS: tuple[ChartSource, ...] = (
-    _chart(versions.CLUSTER_AUTOSCALER, f"{REFERENCE}/cluster-autoscaler-chart-9.59.1/Chart.yaml (version 9.59.1)"),
-    _chart(
+    *(chart for addon in _ADDON_PINS for chart in getattr(addon, "CHARTS", ())),
+    chart_source(
         versions.DRA_DRIVER,
         f"{REFERENCE}/dra-driver-nvidia-gpu-v0.4.1/chart-values.yaml and AWS's install (--version 0.4.1)",
     ),
-    _chart(
+    chart_source(
         versions.NVIDIA_DEVICE_PLUGIN,
         f"none: no stored source shows the chart nvidia-device-plugin {versions.NVIDIA_DEVICE_PLUGIN_CHART_VERSION} "
         "itself (its image is confirmed)",
         verified=False,
     ),
-    _chart(versions.EFA_DEVICE_PLUGIN, f"{REFERENCE}/aws-efa-k8s-device-plugin-v0.5.30/Chart.yaml (version v0.5.30)"),
-    _chart(versions.KUBE_PROMETHEUS_STACK, f"{_KPS}/Chart.yaml (version 88.5.3)"),
+    chart_source(
+        versions.EFA_DEVICE_PLUGIN, f"{REFERENCE}/aws-efa-k8s-device-plugin-v0.5.30/Chart.yaml (version v0.5.30)"
+    ),
+    chart_source(versions.KUBE_PROMETHEUS_STACK, f"{_KPS}/Chart.yaml (version 88.5.3)"),
     *karpenter_charts(versions.KARPENTER_VERSION),
 )
 """Every chart row at its pinned version; the Karpenter rows follow ``versions.KARPENTER_VERSION``."""

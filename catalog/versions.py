@@ -1,4 +1,4 @@
-"""Every pinned version in one place.
+"""Every pinned version no add-on folder owns (``addons/<name>/pin.py`` holds the rest).
 
 Bumping one of these is a reviewed change: the golden files and the tests that
 read the reference copies in ``../shared/reference`` show what moved.
@@ -6,19 +6,8 @@ read the reference copies in ``../shared/reference`` show what moved.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True)
-class ChartPin:
-    """One pinned Helm release: where the chart comes from, its version, and where it is installed."""
-
-    chart: str
-    repository: str
-    version: str
-    release: str
-    namespace: str
-
+import addons
+from catalog.pins import ChartPin
 
 KUBERNETES_MINOR = "1.37"
 """EKS control-plane version. ``aws_eks_v2.KubernetesVersion`` stops at 1.36, so
@@ -68,19 +57,6 @@ SMOKE_TEST_IMAGE = "registry.k8s.io/pause:3.10"
 EXPORTER_BASE_IMAGE = "docker.io/library/python:3.11-slim"
 """Base image of the gang exporter (``exporter/Dockerfile``'s ``FROM``, written there as ``python:3.11-slim``)."""
 
-CLUSTER_AUTOSCALER_CHART = "cluster-autoscaler"
-CLUSTER_AUTOSCALER_CHART_VERSION = "9.59.1"
-CLUSTER_AUTOSCALER_CHART_REPOSITORY = "https://kubernetes.github.io/autoscaler"
-CLUSTER_AUTOSCALER_VERSION = "1.36.1"
-"""Cluster Autoscaler image (the chart's default, v1.35.0, is overridden): the newest confirmed release,
-one minor behind the 1.37 cluster until a 1.37.x is tagged upstream (the skew is acknowledged per
-environment). What each release supports is in ``catalog/cluster_autoscaler.py``."""
-CLUSTER_AUTOSCALER_IMAGE = "registry.k8s.io/autoscaling/cluster-autoscaler"
-CLUSTER_AUTOSCALER_RELEASE = "cluster-autoscaler"
-CLUSTER_AUTOSCALER_NAMESPACE = "kube-system"
-CLUSTER_AUTOSCALER_SERVICE_ACCOUNT = "cluster-autoscaler"
-"""Set explicitly in the chart values: EKS Pod Identity binds the controller role to this name."""
-
 EFA_DEVICE_PLUGIN_CHART = "aws-efa-k8s-device-plugin"
 EFA_DEVICE_PLUGIN_CHART_VERSION = "v0.5.30"
 EFA_DEVICE_PLUGIN_CHART_REPOSITORY = "https://aws.github.io/eks-charts"
@@ -118,13 +94,6 @@ NVIDIA_DEVICE_PLUGIN = ChartPin(
     NVIDIA_DEVICE_PLUGIN_CHART,
     DRA_DRIVER_NAMESPACE,
 )
-CLUSTER_AUTOSCALER = ChartPin(
-    CLUSTER_AUTOSCALER_CHART,
-    CLUSTER_AUTOSCALER_CHART_REPOSITORY,
-    CLUSTER_AUTOSCALER_CHART_VERSION,
-    CLUSTER_AUTOSCALER_RELEASE,
-    CLUSTER_AUTOSCALER_NAMESPACE,
-)
 EFA_DEVICE_PLUGIN = ChartPin(
     EFA_DEVICE_PLUGIN_CHART,
     EFA_DEVICE_PLUGIN_CHART_REPOSITORY,
@@ -146,8 +115,8 @@ CHART_API_GROUPS: dict[str, tuple[str, ...]] = {
     "karpenter-crd": ("karpenter.k8s.aws", "karpenter.sh"),
     "karpenter": ("karpenter.k8s.aws", "karpenter.sh"),
     KUBE_PROMETHEUS_STACK_CHART: (PROMETHEUS_OPERATOR_API_GROUP,),
-    CLUSTER_AUTOSCALER_CHART: (),  # the ProvisioningRequest CRD is installed apart from the chart
     EFA_DEVICE_PLUGIN_CHART: (),
+    **{chart: groups for pin in addons.pins() for chart, groups in getattr(pin, "CHART_API_GROUPS", {}).items()},
 }
 """API groups whose CRDs each chart installs (from its ``crds/`` folder or templates), one row per chart.
 

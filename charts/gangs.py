@@ -17,6 +17,7 @@ from typing import Any
 from cdk8s_plus_37 import k8s
 from constructs import Construct
 
+from addons.cluster_autoscaler.plan import GANG_POD_ANNOTATIONS
 from catalog.efa import EFA_RESOURCE, HUGEPAGES_RESOURCE
 from catalog.labels import DOMAIN, ELASTIC_ANNOTATION, POOL_LABEL
 from catalog.launchers import HOSTFILE_KEY, MPI_CONFIG_DIR, SHM_PATH, SSH_DIR
@@ -28,7 +29,6 @@ from config.platform import GangTemplate, RunConfig
 from policy.gangs import launch as wiring
 from policy.gangs.launch import EnvVar, Launch, Probe, hostfile_name, ssh_secret_name
 from policy.gangs.plan import SHARED_CLAIM, GangPlan, GroupPlan, Role, plan_gang
-from policy.infrastructure.cluster_autoscaler import GANG_POD_ANNOTATIONS
 
 ROOT_TEMPLATE = "gang"
 

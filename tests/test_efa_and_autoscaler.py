@@ -10,15 +10,20 @@ from typing import Any
 
 import pytest
 
-from catalog.cluster_autoscaler import CLUSTER_AUTOSCALER_RELEASES, discovery_tag
+from addons.cluster_autoscaler.pin import (
+    CLUSTER_AUTOSCALER_CHART_VERSION,
+    CLUSTER_AUTOSCALER_RELEASES,
+    CLUSTER_AUTOSCALER_VERSION,
+    discovery_tag,
+)
+from addons.cluster_autoscaler.plan import cluster_autoscaler_values, node_template_tags
 from catalog.efa import EFA_SUPPORT
 from catalog.instances import INSTANCE_TYPES
-from catalog.versions import CLUSTER_AUTOSCALER_CHART_VERSION, CLUSTER_AUTOSCALER_VERSION, KUBERNETES_MINOR
+from catalog.versions import KUBERNETES_MINOR
 from config.load import REPO_ROOT
 from config.model import CapacityProvider, CapacityType
 from policy.environment.acknowledgements import AcknowledgedRisk, Acknowledgement, cluster_autoscaler_risks
 from policy.environment.load import load_environment
-from policy.infrastructure.cluster_autoscaler import cluster_autoscaler_values, node_template_tags
 from policy.infrastructure.efa import (
     EfaPodSettings,
     efa_device_plugin_image,

@@ -19,8 +19,13 @@ import boto3
 import pytest
 import yaml
 
+from addons.cluster_autoscaler.pin import (
+    CLUSTER_AUTOSCALER_CHART_VERSION,
+    CLUSTER_AUTOSCALER_IMAGE,
+    CLUSTER_AUTOSCALER_RELEASES,
+    CLUSTER_AUTOSCALER_VERSION,
+)
 from catalog import versions
-from catalog.cluster_autoscaler import CLUSTER_AUTOSCALER_RELEASES
 from catalog.images import CHARTS, CHECKED, IMAGES, IMAGES_BY_REFERENCE, ImagePin, regional_efa_pin
 from catalog.karpenter import KARPENTER_RELEASES
 from cli.registry import MANIFEST_TYPES, RegistryClient, look_up
@@ -89,7 +94,7 @@ def test_every_row_names_its_release_source_and_date() -> None:
 
 
 def test_cluster_autoscaler_pins_the_newest_confirmed_release_and_keeps_1_37_0_unverified() -> None:
-    pinned = IMAGES_BY_REFERENCE[f"{versions.CLUSTER_AUTOSCALER_IMAGE}:v{versions.CLUSTER_AUTOSCALER_VERSION}"]
+    pinned = IMAGES_BY_REFERENCE[f"{CLUSTER_AUTOSCALER_IMAGE}:v{CLUSTER_AUTOSCALER_VERSION}"]
     assert (pinned.tag, pinned.release, pinned.verified) == ("v1.36.1", "cluster-autoscaler-1.36.1", True)
     assert "releases/tag/cluster-autoscaler-1.36.1" in pinned.source
     later = IMAGES_BY_REFERENCE["registry.k8s.io/autoscaling/cluster-autoscaler:v1.37.0"]
@@ -147,7 +152,7 @@ def test_rows_from_reference_copies_match_them() -> None:
     dra = _yaml(REFERENCE / "dra-driver-nvidia-gpu-v0.4.1" / "chart-values.yaml")["image"]
     assert (dra["repository"], dra["tag"]) == (versions.DRA_DRIVER_IMAGE, "")
     ca = _yaml(REFERENCE / "cluster-autoscaler-chart-9.59.1" / "Chart.yaml")
-    assert ca["version"] == versions.CLUSTER_AUTOSCALER_CHART_VERSION
+    assert ca["version"] == CLUSTER_AUTOSCALER_CHART_VERSION
 
 
 # --- shipped environments acknowledge no unverified release ----------------------------------------

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from addons.cluster_autoscaler.pin import CLUSTER_AUTOSCALER_CHART, CLUSTER_AUTOSCALER_IMAGE
+from addons.cluster_autoscaler.plan import cluster_autoscaler_values
 from catalog import versions
 from catalog.images import (
     CHARTS,
@@ -26,7 +28,6 @@ from catalog.images import (
 )
 from config.model import EnvironmentConfig
 from config.observability import PrometheusMode
-from policy.infrastructure.cluster_autoscaler import cluster_autoscaler_values
 from policy.infrastructure.efa import efa_device_plugin_values, efa_pools
 from policy.infrastructure.karpenter import uses_karpenter
 from policy.infrastructure.node_pools import autoscaled_pools
@@ -56,7 +57,7 @@ def deployed_images(env: EnvironmentConfig) -> list[ImagePin]:
     rows: list[ImagePin] = []
     if autoscaled_pools(env):
         values = cluster_autoscaler_values(env)
-        rows.append(_row("Cluster Autoscaler", _values_image(values, versions.CLUSTER_AUTOSCALER_IMAGE, "")))
+        rows.append(_row("Cluster Autoscaler", _values_image(values, CLUSTER_AUTOSCALER_IMAGE, "")))
     if uses_karpenter(env):
         rows.append(_row("Karpenter controller", f"{versions.KARPENTER_CONTROLLER_IMAGE}:{env.karpenter.version}"))
     if env.dra_driver.enabled:
@@ -80,7 +81,7 @@ def deployed_charts(env: EnvironmentConfig) -> list[ChartSource]:
     """The chart rows ``env`` installs, in a fixed order."""
     rows: list[ChartSource] = []
     if autoscaled_pools(env):
-        rows += _charts(versions.CLUSTER_AUTOSCALER_CHART)
+        rows += _charts(CLUSTER_AUTOSCALER_CHART)
     if uses_karpenter(env):
         rows += karpenter_charts(env.karpenter.version)
     if env.dra_driver.enabled:

@@ -7,11 +7,15 @@ from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from constructs import Construct, IConstruct
 
-from catalog import versions
+from addons.cluster_autoscaler.pin import (
+    CLUSTER_AUTOSCALER,
+    CLUSTER_AUTOSCALER_NAMESPACE,
+    CLUSTER_AUTOSCALER_SERVICE_ACCOUNT,
+)
+from addons.cluster_autoscaler.plan import cluster_autoscaler_policy, cluster_autoscaler_values
 from config.model import EnvironmentConfig
 from policy.environment.acknowledgements import cluster_autoscaler_risks
 from policy.iam.karpenter import pod_identity_trust_policy
-from policy.infrastructure.cluster_autoscaler import cluster_autoscaler_policy, cluster_autoscaler_values
 from stacks.acknowledged_risks import warn_acknowledged
 from stacks.helm import pinned_chart
 from stacks.nag import acknowledge_cluster_autoscaler
@@ -53,15 +57,15 @@ class ClusterAutoscaler(Construct):
             self,
             "PodIdentity",
             cluster_name=cluster.cluster_name,
-            namespace=versions.CLUSTER_AUTOSCALER_NAMESPACE,
-            service_account=versions.CLUSTER_AUTOSCALER_SERVICE_ACCOUNT,
+            namespace=CLUSTER_AUTOSCALER_NAMESPACE,
+            service_account=CLUSTER_AUTOSCALER_SERVICE_ACCOUNT,
             role_arn=self.role.attr_arn,
         )
         self.chart = pinned_chart(
             self,
             "Chart",
             cluster=cluster,
-            pin=versions.CLUSTER_AUTOSCALER,
+            pin=CLUSTER_AUTOSCALER,
             values=cluster_autoscaler_values(env),
             wait_timeout=Duration.minutes(10),
         )

@@ -12,7 +12,7 @@ their facts come from:
   exists upstream but had no tag in the material we read, so the row is an **assumption**
   (``verified=False``): config refuses it unless ``cluster_autoscaler.acknowledge_unverified_release``
   is set, and synthesis warns. Once the tag and its image exist, set ``verified=True`` here, move
-  ``versions.CLUSTER_AUTOSCALER_VERSION`` to it and drop the skew acknowledgements.
+  ``CLUSTER_AUTOSCALER_VERSION`` to it and drop the skew acknowledgements.
 
 The chart (9.59.1) defaults to image v1.35.0, so the image tag is always set explicitly.
 """
@@ -20,6 +20,29 @@ The chart (9.59.1) defaults to image v1.35.0, so the image tag is always set exp
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from catalog.pins import REFERENCE, ChartPin, ImagePin, chart_source, image_reference
+
+CLUSTER_AUTOSCALER_CHART = "cluster-autoscaler"
+CLUSTER_AUTOSCALER_CHART_VERSION = "9.59.1"
+CLUSTER_AUTOSCALER_CHART_REPOSITORY = "https://kubernetes.github.io/autoscaler"
+CLUSTER_AUTOSCALER_VERSION = "1.36.1"
+"""Cluster Autoscaler image (the chart's default, v1.35.0, is overridden): the newest confirmed release,
+one minor behind the 1.37 cluster until a 1.37.x is tagged upstream (the skew is acknowledged per
+environment). What each release supports is ``CLUSTER_AUTOSCALER_RELEASES`` below."""
+CLUSTER_AUTOSCALER_IMAGE = "registry.k8s.io/autoscaling/cluster-autoscaler"
+CLUSTER_AUTOSCALER_RELEASE = "cluster-autoscaler"
+CLUSTER_AUTOSCALER_NAMESPACE = "kube-system"
+CLUSTER_AUTOSCALER_SERVICE_ACCOUNT = "cluster-autoscaler"
+"""Set explicitly in the chart values: EKS Pod Identity binds the controller role to this name."""
+
+CLUSTER_AUTOSCALER = ChartPin(
+    CLUSTER_AUTOSCALER_CHART,
+    CLUSTER_AUTOSCALER_CHART_REPOSITORY,
+    CLUSTER_AUTOSCALER_CHART_VERSION,
+    CLUSTER_AUTOSCALER_RELEASE,
+    CLUSTER_AUTOSCALER_NAMESPACE,
+)
 
 RELEASES_URL = "https://github.com/kubernetes/autoscaler/releases"
 """Where a row is verified: a ``cluster-autoscaler-<version>`` tag and its image."""
@@ -82,3 +105,32 @@ still being published (AWS provider README, "Special note on GPU instances")."""
 def discovery_tag(cluster_name: str) -> str:
     """The cluster's own auto-discovery tag; EKS puts it on every managed node group's Auto Scaling group."""
     return f"k8s.io/cluster-autoscaler/{cluster_name}"
+
+
+_SOURCES = {
+    "1.36.1": "upstream tag cluster-autoscaler-1.36.1 (https://github.com/kubernetes/autoscaler/releases/tag/"
+    "cluster-autoscaler-1.36.1), the newest tag in the kubernetes/autoscaler snapshot of 2026-08-22 "
+    f"({REFERENCE}/cluster-autoscaler-chart-9.59.1/PROVENANCE.md)",
+}
+_UNCONFIRMED = (
+    "none: branch cluster-autoscaler-release-1.37 had no tag in the snapshot of 2026-08-22 "
+    f"({REFERENCE}/cluster-autoscaler-chart-9.59.1/PROVENANCE.md)"
+)
+
+IMAGES: tuple[ImagePin, ...] = tuple(
+    ImagePin(
+        "Cluster Autoscaler",
+        image_reference(CLUSTER_AUTOSCALER_IMAGE, release.image_tag),
+        f"cluster-autoscaler-{release.version}",
+        _SOURCES.get(release.version, _UNCONFIRMED),
+        verified=release.verified and release.version in _SOURCES,
+    )
+    for release in CLUSTER_AUTOSCALER_RELEASES.values()
+)
+"""One image row per release (``catalog.images.IMAGES`` holds them)."""
+
+CHARTS = (chart_source(CLUSTER_AUTOSCALER, f"{REFERENCE}/cluster-autoscaler-chart-9.59.1/Chart.yaml (version 9.59.1)"),)
+
+CHART_API_GROUPS: dict[str, tuple[str, ...]] = {
+    CLUSTER_AUTOSCALER_CHART: (),  # the ProvisioningRequest CRD is installed apart from the chart
+}

@@ -6,15 +6,15 @@ from typing import Annotated
 
 from pydantic import Field
 
-from catalog import versions
+from addons.cluster_autoscaler.pin import CLUSTER_AUTOSCALER_VERSION
 from config.model_base import Model
 
 
 class ClusterAutoscalerConfig(Model):
     """Cluster Autoscaler on the system nodes, scaling this cluster's ``autoscaled`` node groups."""
 
-    version: str = versions.CLUSTER_AUTOSCALER_VERSION
-    """Cluster Autoscaler image release: a row of `catalog/cluster_autoscaler.py` for the cluster's minor, or for the
+    version: str = CLUSTER_AUTOSCALER_VERSION
+    """Cluster Autoscaler image release: a row of `addons/cluster_autoscaler/pin.py` for the cluster's minor, or for the
     minor before it with `acknowledge_version_skew`."""
     acknowledge_unverified_release: bool = False
     """Run a release whose row is not yet checked upstream (synth warns)."""

@@ -1,6 +1,6 @@
 """Cluster Autoscaler from config, as plain data: chart values, IAM policy, node-template tags.
 
-Pure functions with no CDK import; ``stacks.cluster_autoscaler`` deploys them. Sources:
+Pure functions with no CDK import; ``addons.cluster_autoscaler.construct`` deploys them. Sources:
 ``cluster-autoscaler/cloudprovider/aws/README.md`` (auto-discovery, IAM policy, node templates)
 and the chart's ``values.yaml`` (9.59.1), summarised in ``../shared/reference/cluster-autoscaler-chart-*/NOTES.md``.
 """
@@ -11,10 +11,11 @@ from typing import Any
 
 import yaml
 
-from catalog import versions
-from catalog.cluster_autoscaler import (
+from addons.cluster_autoscaler.pin import (
     ACCELERATOR_LABEL,
+    CLUSTER_AUTOSCALER_IMAGE,
     CLUSTER_AUTOSCALER_RELEASES,
+    CLUSTER_AUTOSCALER_SERVICE_ACCOUNT,
     DISCOVERY_TAG_ENABLED,
     NODE_TEMPLATE_TAG,
     SAFE_TO_EVICT_ANNOTATION,
@@ -91,8 +92,8 @@ def cluster_autoscaler_values(env: EnvironmentConfig) -> dict[str, Any]:
         "cloudProvider": "aws",
         "awsRegion": env.region,
         "autoDiscovery": {"clusterName": env.cluster.name},
-        "image": {"repository": versions.CLUSTER_AUTOSCALER_IMAGE, "tag": release.image_tag},
-        "rbac": {"serviceAccount": {"create": True, "name": versions.CLUSTER_AUTOSCALER_SERVICE_ACCOUNT}},
+        "image": {"repository": CLUSTER_AUTOSCALER_IMAGE, "tag": release.image_tag},
+        "rbac": {"serviceAccount": {"create": True, "name": CLUSTER_AUTOSCALER_SERVICE_ACCOUNT}},
         "nodeSelector": {ROLE_LABEL: "system"},
         "expanderPriorities": expander_priorities(env),
         "extraArgs": {
