@@ -27,7 +27,6 @@ __all__ = [
     "ChartSource",
     "ImagePin",
     "karpenter_charts",
-    "regional_efa_pin",
 ]
 
 _ADDON_PINS = addons.pins()
@@ -86,13 +85,6 @@ IMAGES: tuple[ImagePin, ...] = (
         "one of AKS's mirror mcr.microsoft.com/oss/v2/nvidia/k8s-device-plugin:v0.18.2) and of the upstream tag "
         "v0.18.2's static manifest; older stored copies of NVIDIA/k8s-device-plugin's chart show the repository and "
         "that the tag is the chart's appVersion",
-        verified=True,
-    ),
-    ImagePin(
-        "EFA device plugin (chart default, us-west-2)",
-        _image(versions.EFA_DEVICE_PLUGIN_IMAGE, versions.EFA_DEVICE_PLUGIN_IMAGE_TAG),
-        f"aws-efa-k8s-device-plugin chart {versions.EFA_DEVICE_PLUGIN_CHART_VERSION}",
-        f"{REFERENCE}/aws-efa-k8s-device-plugin-v0.5.30/values.yaml (image.repository, tag v0.5.20)",
         verified=True,
     ),
     ImagePin(
@@ -167,28 +159,6 @@ IMAGES: tuple[ImagePin, ...] = (
 
 IMAGES_BY_REFERENCE: dict[str, ImagePin] = {pin.image: pin for pin in IMAGES}
 
-_EFA_DEFAULT = IMAGES_BY_REFERENCE[f"{versions.EFA_DEVICE_PLUGIN_IMAGE}:{versions.EFA_DEVICE_PLUGIN_IMAGE_TAG}"]
-_EFA_PATH = "/" + versions.EFA_DEVICE_PLUGIN_IMAGE.split("/", 1)[1]
-
-
-def regional_efa_pin(image: str) -> ImagePin | None:
-    """The EFA device plugin row for the same release in another region's EKS registry
-    (``<account>.dkr.ecr.<region>.amazonaws.com/eks/aws-efa-k8s-device-plugin:<the pinned tag>``): the
-    EKS registries carry the same images per region, so the chart default's row holds for it."""
-    registry, _, rest = image.partition("/")
-    parts = registry.split(".")
-    if len(parts) != 6 or parts[1:3] != ["dkr", "ecr"] or f"/{rest}" != f"{_EFA_PATH}:{_EFA_DEFAULT.tag}":
-        return None
-    if image == _EFA_DEFAULT.image:
-        return _EFA_DEFAULT
-    return ImagePin(
-        f"EFA device plugin ({parts[3]})",
-        image,
-        _EFA_DEFAULT.release,
-        f"{_EFA_DEFAULT.source}, the same release in the EKS registry of {parts[3]}",
-        verified=_EFA_DEFAULT.verified,
-    )
-
 
 def karpenter_charts(version: str) -> tuple[ChartSource, ChartSource]:
     """The controller and CRD charts of Karpenter ``version`` (one version for both)."""
@@ -220,9 +190,6 @@ CHARTS: tuple[ChartSource, ...] = (
         f"none: no stored source shows the chart nvidia-device-plugin {versions.NVIDIA_DEVICE_PLUGIN_CHART_VERSION} "
         "itself (its image is confirmed)",
         verified=False,
-    ),
-    chart_source(
-        versions.EFA_DEVICE_PLUGIN, f"{REFERENCE}/aws-efa-k8s-device-plugin-v0.5.30/Chart.yaml (version v0.5.30)"
     ),
     chart_source(versions.KUBE_PROMETHEUS_STACK, f"{_KPS}/Chart.yaml (version 88.5.3)"),
     *karpenter_charts(versions.KARPENTER_VERSION),

@@ -57,15 +57,6 @@ SMOKE_TEST_IMAGE = "registry.k8s.io/pause:3.10"
 EXPORTER_BASE_IMAGE = "docker.io/library/python:3.11-slim"
 """Base image of the gang exporter (``exporter/Dockerfile``'s ``FROM``, written there as ``python:3.11-slim``)."""
 
-EFA_DEVICE_PLUGIN_CHART = "aws-efa-k8s-device-plugin"
-EFA_DEVICE_PLUGIN_CHART_VERSION = "v0.5.30"
-EFA_DEVICE_PLUGIN_CHART_REPOSITORY = "https://aws.github.io/eks-charts"
-EFA_DEVICE_PLUGIN_NAMESPACE = "kube-system"
-EFA_DEVICE_PLUGIN_IMAGE = "602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/aws-efa-k8s-device-plugin"
-"""The chart's default image, in us-west-2's EKS registry (private ECR: pulling it needs AWS credentials)."""
-EFA_DEVICE_PLUGIN_IMAGE_TAG = "v0.5.20"
-"""The chart's default tag (its appVersion; chart v0.5.30)."""
-
 KUBE_PROMETHEUS_STACK_CHART = "kube-prometheus-stack"
 KUBE_PROMETHEUS_STACK_CHART_VERSION = "88.5.3"
 """Prometheus Operator 0.93.1, Prometheus, Alertmanager, Grafana 12.11.1 subchart, kube-state-metrics,
@@ -94,13 +85,6 @@ NVIDIA_DEVICE_PLUGIN = ChartPin(
     NVIDIA_DEVICE_PLUGIN_CHART,
     DRA_DRIVER_NAMESPACE,
 )
-EFA_DEVICE_PLUGIN = ChartPin(
-    EFA_DEVICE_PLUGIN_CHART,
-    EFA_DEVICE_PLUGIN_CHART_REPOSITORY,
-    EFA_DEVICE_PLUGIN_CHART_VERSION,
-    EFA_DEVICE_PLUGIN_CHART,
-    EFA_DEVICE_PLUGIN_NAMESPACE,
-)
 KUBE_PROMETHEUS_STACK = ChartPin(
     KUBE_PROMETHEUS_STACK_CHART,
     KUBE_PROMETHEUS_STACK_REPOSITORY,
@@ -115,7 +99,6 @@ CHART_API_GROUPS: dict[str, tuple[str, ...]] = {
     "karpenter-crd": ("karpenter.k8s.aws", "karpenter.sh"),
     "karpenter": ("karpenter.k8s.aws", "karpenter.sh"),
     KUBE_PROMETHEUS_STACK_CHART: (PROMETHEUS_OPERATOR_API_GROUP,),
-    EFA_DEVICE_PLUGIN_CHART: (),
     **{chart: groups for pin in addons.pins() for chart, groups in getattr(pin, "CHART_API_GROUPS", {}).items()},
 }
 """API groups whose CRDs each chart installs (from its ``crds/`` folder or templates), one row per chart.

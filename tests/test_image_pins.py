@@ -25,8 +25,9 @@ from addons.cluster_autoscaler.pin import (
     CLUSTER_AUTOSCALER_RELEASES,
     CLUSTER_AUTOSCALER_VERSION,
 )
+from addons.efa_device_plugin.pin import EFA_DEVICE_PLUGIN_IMAGE_TAG, regional_efa_pin
 from catalog import versions
-from catalog.images import CHARTS, CHECKED, IMAGES, IMAGES_BY_REFERENCE, ImagePin, regional_efa_pin
+from catalog.images import CHARTS, CHECKED, IMAGES, IMAGES_BY_REFERENCE, ImagePin
 from catalog.karpenter import KARPENTER_RELEASES
 from cli.registry import MANIFEST_TYPES, RegistryClient, look_up
 from config.load import ENVIRONMENTS_DIR, REPO_ROOT, environment_names
@@ -467,7 +468,7 @@ def test_efa_device_plugin_in_another_regions_eks_registry_keeps_its_row(monkeyp
     import policy.infrastructure.images
 
     east = "602401143452.dkr.ecr.us-east-1.amazonaws.com/eks/aws-efa-k8s-device-plugin"
-    values = {"image": {"repository": east, "tag": versions.EFA_DEVICE_PLUGIN_IMAGE_TAG}}
+    values = {"image": {"repository": east, "tag": EFA_DEVICE_PLUGIN_IMAGE_TAG}}
     monkeypatch.setattr(policy.infrastructure.images, "efa_device_plugin_values", lambda env: values)
     (efa,) = [p for p in deployed_images(load_environment(name="dev")) if "efa" in p.image]
     assert (efa.image, efa.component, efa.release, efa.verified) == (

@@ -16,19 +16,18 @@ from typing import Any
 
 from addons.cluster_autoscaler.pin import CLUSTER_AUTOSCALER_CHART, CLUSTER_AUTOSCALER_IMAGE
 from addons.cluster_autoscaler.plan import cluster_autoscaler_values
-from catalog import versions
-from catalog.images import (
-    CHARTS,
-    IMAGES,
-    IMAGES_BY_REFERENCE,
-    ChartSource,
-    ImagePin,
-    karpenter_charts,
+from addons.efa_device_plugin.pin import (
+    EFA_DEVICE_PLUGIN_CHART,
+    EFA_DEVICE_PLUGIN_IMAGE,
+    EFA_DEVICE_PLUGIN_IMAGE_TAG,
     regional_efa_pin,
 )
+from addons.efa_device_plugin.plan import efa_device_plugin_values
+from catalog import versions
+from catalog.images import CHARTS, IMAGES, IMAGES_BY_REFERENCE, ChartSource, ImagePin, karpenter_charts
 from config.model import EnvironmentConfig
 from config.observability import PrometheusMode
-from policy.infrastructure.efa import efa_device_plugin_values, efa_pools
+from policy.infrastructure.efa import efa_pools
 from policy.infrastructure.karpenter import uses_karpenter
 from policy.infrastructure.node_pools import autoscaled_pools
 from policy.results import Check, Status
@@ -67,7 +66,7 @@ def deployed_images(env: EnvironmentConfig) -> list[ImagePin]:
         rows.append(_row("NVIDIA device plugin", plugin))
     if efa_pools(env):
         values = efa_device_plugin_values(env)
-        efa = _values_image(values, versions.EFA_DEVICE_PLUGIN_IMAGE, versions.EFA_DEVICE_PLUGIN_IMAGE_TAG)
+        efa = _values_image(values, EFA_DEVICE_PLUGIN_IMAGE, EFA_DEVICE_PLUGIN_IMAGE_TAG)
         rows.append(regional_efa_pin(efa) or _row("EFA device plugin", efa))
     if env.observability.enabled and env.observability.prometheus is PrometheusMode.INSTALL:
         rows.extend(pin for pin in IMAGES if pin.deployed_by == versions.KUBE_PROMETHEUS_STACK_CHART)
@@ -89,7 +88,7 @@ def deployed_charts(env: EnvironmentConfig) -> list[ChartSource]:
     if any(pool.device_plugin for pool in env.gpu_pools):
         rows += _charts(versions.NVIDIA_DEVICE_PLUGIN_CHART)
     if efa_pools(env):
-        rows += _charts(versions.EFA_DEVICE_PLUGIN_CHART)
+        rows += _charts(EFA_DEVICE_PLUGIN_CHART)
     if env.observability.enabled and env.observability.prometheus is PrometheusMode.INSTALL:
         rows += _charts(versions.KUBE_PROMETHEUS_STACK_CHART)
     return rows
