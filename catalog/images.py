@@ -69,25 +69,6 @@ IMAGES: tuple[ImagePin, ...] = (
         for release in KARPENTER_RELEASES.values()
     ),
     ImagePin(
-        "NVIDIA DRA driver (controller and kubelet plugin)",
-        _image(versions.DRA_DRIVER_IMAGE, versions.DRA_DRIVER_IMAGE_TAG),
-        f"dra-driver-nvidia-gpu v{versions.DRA_DRIVER_CHART_VERSION}",
-        f"{REFERENCE}/dra-driver-nvidia-gpu-v0.4.1/chart-values.yaml (image.repository; an empty tag is v + the "
-        "chart's appVersion) and the upstream release tag v0.4.1 (764900e7, 2026-06-30; "
-        f"{REFERENCE}/dra-driver-nvidia-gpu-resourceslices/PROVENANCE.md)",
-        verified=True,
-    ),
-    ImagePin(
-        "NVIDIA device plugin",
-        _image(versions.NVIDIA_DEVICE_PLUGIN_IMAGE, versions.NVIDIA_DEVICE_PLUGIN_IMAGE_TAG),
-        f"nvidia-device-plugin chart {versions.NVIDIA_DEVICE_PLUGIN_CHART_VERSION}",
-        "stored third-party pins of nvcr.io/nvidia/k8s-device-plugin:v0.18.2 (one by digest sha256:b5788e29e7ae..., "
-        "one of AKS's mirror mcr.microsoft.com/oss/v2/nvidia/k8s-device-plugin:v0.18.2) and of the upstream tag "
-        "v0.18.2's static manifest; older stored copies of NVIDIA/k8s-device-plugin's chart show the repository and "
-        "that the tag is the chart's appVersion",
-        verified=True,
-    ),
-    ImagePin(
         "Prometheus Operator",
         _image("quay.io/prometheus-operator/prometheus-operator", versions.PROMETHEUS_OPERATOR_VERSION),
         _KPS_RELEASE,
@@ -181,16 +162,6 @@ def karpenter_charts(version: str) -> tuple[ChartSource, ChartSource]:
 
 CHARTS: tuple[ChartSource, ...] = (
     *(chart for addon in _ADDON_PINS for chart in getattr(addon, "CHARTS", ())),
-    chart_source(
-        versions.DRA_DRIVER,
-        f"{REFERENCE}/dra-driver-nvidia-gpu-v0.4.1/chart-values.yaml and AWS's install (--version 0.4.1)",
-    ),
-    chart_source(
-        versions.NVIDIA_DEVICE_PLUGIN,
-        f"none: no stored source shows the chart nvidia-device-plugin {versions.NVIDIA_DEVICE_PLUGIN_CHART_VERSION} "
-        "itself (its image is confirmed)",
-        verified=False,
-    ),
     chart_source(versions.KUBE_PROMETHEUS_STACK, f"{_KPS}/Chart.yaml (version 88.5.3)"),
     *karpenter_charts(versions.KARPENTER_VERSION),
 )

@@ -13,22 +13,6 @@ KUBERNETES_MINOR = "1.37"
 """EKS control-plane version. ``aws_eks_v2.KubernetesVersion`` stops at 1.36, so
 the stack builds it with ``KubernetesVersion.of``."""
 
-DRA_DRIVER_CHART = "dra-driver-nvidia-gpu"
-DRA_DRIVER_CHART_VERSION = "0.4.1"
-DRA_DRIVER_CHART_REPOSITORY = "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu"
-DRA_DRIVER_NAMESPACE = "nvidia"
-DRA_DRIVER_RELEASE = "dra-driver-nvidia-gpu"
-DRA_DRIVER_IMAGE = "registry.k8s.io/dra-driver-nvidia/dra-driver-nvidia-gpu"
-DRA_DRIVER_IMAGE_TAG = f"v{DRA_DRIVER_CHART_VERSION}"
-"""The chart's default: ``image.tag`` empty means ``v`` + its appVersion (the chart's ``values.yaml``)."""
-
-NVIDIA_DEVICE_PLUGIN_CHART = "nvidia-device-plugin"
-NVIDIA_DEVICE_PLUGIN_CHART_VERSION = "0.18.2"
-NVIDIA_DEVICE_PLUGIN_REPOSITORY = "https://nvidia.github.io/k8s-device-plugin"
-NVIDIA_DEVICE_PLUGIN_IMAGE = "nvcr.io/nvidia/k8s-device-plugin"
-NVIDIA_DEVICE_PLUGIN_IMAGE_TAG = f"v{NVIDIA_DEVICE_PLUGIN_CHART_VERSION}"
-"""The chart's default (its appVersion)."""
-
 KARPENTER_VERSION = "1.14.1"
 """Karpenter controller and CRD charts (one version for both): the newest confirmed release (the
 reference copy's). What it supports, and why not the unconfirmed 1.15.0, is in ``catalog/karpenter.py``."""
@@ -75,16 +59,6 @@ NODE_EXPORTER_CHART_VERSION = "4.56.1"
 MONITORING_NAMESPACE = "monitoring"
 PROMETHEUS_OPERATOR_API_GROUP = "monitoring.coreos.com"
 
-DRA_DRIVER = ChartPin(
-    DRA_DRIVER_CHART, DRA_DRIVER_CHART_REPOSITORY, DRA_DRIVER_CHART_VERSION, DRA_DRIVER_RELEASE, DRA_DRIVER_NAMESPACE
-)
-NVIDIA_DEVICE_PLUGIN = ChartPin(
-    NVIDIA_DEVICE_PLUGIN_CHART,
-    NVIDIA_DEVICE_PLUGIN_REPOSITORY,
-    NVIDIA_DEVICE_PLUGIN_CHART_VERSION,
-    NVIDIA_DEVICE_PLUGIN_CHART,
-    DRA_DRIVER_NAMESPACE,
-)
 KUBE_PROMETHEUS_STACK = ChartPin(
     KUBE_PROMETHEUS_STACK_CHART,
     KUBE_PROMETHEUS_STACK_REPOSITORY,
@@ -94,8 +68,6 @@ KUBE_PROMETHEUS_STACK = ChartPin(
 )
 
 CHART_API_GROUPS: dict[str, tuple[str, ...]] = {
-    DRA_DRIVER_CHART: ("resource.nvidia.com",),
-    NVIDIA_DEVICE_PLUGIN_CHART: (),
     "karpenter-crd": ("karpenter.k8s.aws", "karpenter.sh"),
     "karpenter": ("karpenter.k8s.aws", "karpenter.sh"),
     KUBE_PROMETHEUS_STACK_CHART: (PROMETHEUS_OPERATOR_API_GROUP,),

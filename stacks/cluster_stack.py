@@ -10,6 +10,7 @@ from constructs import Construct
 
 from addons.cluster_autoscaler.construct import ClusterAutoscaler
 from addons.efa_device_plugin.construct import EfaDevicePlugin
+from addons.nvidia_dra_driver.construct import DevicePlugin, DraDriver
 from catalog import versions
 from charts.deployed import DeployedObjects
 from config.model import CapacityProvider, EndpointAccess, EnvironmentConfig
@@ -21,7 +22,6 @@ from policy.infrastructure.node_pools import autoscaled_pools
 from stacks.acknowledged_risks import warn_acknowledged
 from stacks.deletion_protection import ClusterDeletionProtection
 from stacks.efa import EfaSecurityGroup
-from stacks.gpu_drivers import DevicePlugin, DraDriver
 from stacks.karpenter import Karpenter
 from stacks.network import ClusterNetwork
 from stacks.node_groups import GpuNodePool, SystemNodeGroup, node_role

@@ -26,6 +26,7 @@ from addons.cluster_autoscaler.pin import (
     CLUSTER_AUTOSCALER_VERSION,
 )
 from addons.efa_device_plugin.pin import EFA_DEVICE_PLUGIN_IMAGE_TAG, regional_efa_pin
+from addons.nvidia_dra_driver.pin import DRA_DRIVER_CHART, DRA_DRIVER_IMAGE
 from catalog import versions
 from catalog.images import CHARTS, CHECKED, IMAGES, IMAGES_BY_REFERENCE, ImagePin
 from catalog.karpenter import KARPENTER_RELEASES
@@ -151,7 +152,7 @@ def test_rows_from_reference_copies_match_them() -> None:
     karpenter = _yaml(REFERENCE / "karpenter-v1.14.1" / "chart-values.yaml")["controller"]["image"]
     assert f"{karpenter['repository']}:{karpenter['tag']}" == f"{versions.KARPENTER_CONTROLLER_IMAGE}:1.14.1"
     dra = _yaml(REFERENCE / "dra-driver-nvidia-gpu-v0.4.1" / "chart-values.yaml")["image"]
-    assert (dra["repository"], dra["tag"]) == (versions.DRA_DRIVER_IMAGE, "")
+    assert (dra["repository"], dra["tag"]) == (DRA_DRIVER_IMAGE, "")
     ca = _yaml(REFERENCE / "cluster-autoscaler-chart-9.59.1" / "Chart.yaml")
     assert ca["version"] == CLUSTER_AUTOSCALER_CHART_VERSION
 
@@ -289,7 +290,7 @@ def test_http_chart_repository_is_read_from_its_index(registries: FakeRegistries
 
 
 def test_oci_chart_is_a_manifest(registries: FakeRegistries) -> None:
-    (dra,) = [c for c in CHARTS if c.pin.chart == versions.DRA_DRIVER_CHART]
+    (dra,) = [c for c in CHARTS if c.pin.chart == DRA_DRIVER_CHART]
     registries.manifests.add(("registry.k8s.io", "dra-driver-nvidia/charts/dra-driver-nvidia-gpu", "0.4.1"))
     lookup = _client(registries).chart(dra)
     assert lookup.outcome is Outcome.FOUND

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import UTC, date
 
 from addons.cluster_autoscaler.rules import check_cluster_autoscaler
+from addons.nvidia_dra_driver.pin import DRA_DRIVER_NAMESPACE
 from catalog.efa import EFA_SUPPORT
 from catalog.instances import GPU_FAMILIES, INSTANCE_TYPES, MIG_PROFILES
 from catalog.priority_tiers import TIERS
-from catalog.versions import DRA_DRIVER_NAMESPACE
 from config.errors import ConfigError
 from config.model import (
     CapacityProvider,

@@ -23,6 +23,14 @@ from addons.efa_device_plugin.pin import (
     regional_efa_pin,
 )
 from addons.efa_device_plugin.plan import efa_device_plugin_values
+from addons.nvidia_dra_driver.pin import (
+    DRA_DRIVER_CHART,
+    DRA_DRIVER_IMAGE,
+    DRA_DRIVER_IMAGE_TAG,
+    NVIDIA_DEVICE_PLUGIN_CHART,
+    NVIDIA_DEVICE_PLUGIN_IMAGE,
+    NVIDIA_DEVICE_PLUGIN_IMAGE_TAG,
+)
 from catalog import versions
 from catalog.images import CHARTS, IMAGES, IMAGES_BY_REFERENCE, ChartSource, ImagePin, karpenter_charts
 from config.model import EnvironmentConfig
@@ -60,9 +68,9 @@ def deployed_images(env: EnvironmentConfig) -> list[ImagePin]:
     if uses_karpenter(env):
         rows.append(_row("Karpenter controller", f"{versions.KARPENTER_CONTROLLER_IMAGE}:{env.karpenter.version}"))
     if env.dra_driver.enabled:
-        rows.append(_row("NVIDIA DRA driver", f"{versions.DRA_DRIVER_IMAGE}:{versions.DRA_DRIVER_IMAGE_TAG}"))
+        rows.append(_row("NVIDIA DRA driver", f"{DRA_DRIVER_IMAGE}:{DRA_DRIVER_IMAGE_TAG}"))
     if any(pool.device_plugin for pool in env.gpu_pools):
-        plugin = f"{versions.NVIDIA_DEVICE_PLUGIN_IMAGE}:{versions.NVIDIA_DEVICE_PLUGIN_IMAGE_TAG}"
+        plugin = f"{NVIDIA_DEVICE_PLUGIN_IMAGE}:{NVIDIA_DEVICE_PLUGIN_IMAGE_TAG}"
         rows.append(_row("NVIDIA device plugin", plugin))
     if efa_pools(env):
         values = efa_device_plugin_values(env)
@@ -84,9 +92,9 @@ def deployed_charts(env: EnvironmentConfig) -> list[ChartSource]:
     if uses_karpenter(env):
         rows += karpenter_charts(env.karpenter.version)
     if env.dra_driver.enabled:
-        rows += _charts(versions.DRA_DRIVER_CHART)
+        rows += _charts(DRA_DRIVER_CHART)
     if any(pool.device_plugin for pool in env.gpu_pools):
-        rows += _charts(versions.NVIDIA_DEVICE_PLUGIN_CHART)
+        rows += _charts(NVIDIA_DEVICE_PLUGIN_CHART)
     if efa_pools(env):
         rows += _charts(EFA_DEVICE_PLUGIN_CHART)
     if env.observability.enabled and env.observability.prometheus is PrometheusMode.INSTALL:

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
+from addons.nvidia_dra_driver.values import dra_driver_values
 from catalog.labels import DEVICE_MANAGEMENT_LABEL, POOL_LABEL, ZONE_LABEL
 from config.load import REPO_ROOT
 from config.model import EnvironmentConfig
 from policy.environment.load import load_environment
-from policy.infrastructure.dra_driver import dra_driver_values
 from policy.infrastructure.karpenter import karpenter_objects, node_role_name
 from tests import yaml_files
 from tests.conftest import env_from

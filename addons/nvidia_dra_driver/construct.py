@@ -6,9 +6,9 @@ from aws_cdk import Duration
 from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct
 
-from catalog import versions
+from addons.nvidia_dra_driver.pin import DRA_DRIVER, NVIDIA_DEVICE_PLUGIN
+from addons.nvidia_dra_driver.values import device_plugin_values, dra_driver_values
 from config.model import EnvironmentConfig
-from policy.infrastructure.dra_driver import device_plugin_values, dra_driver_values
 from stacks.helm import pinned_chart
 
 
@@ -21,7 +21,7 @@ class DraDriver(Construct):
             self,
             "Chart",
             cluster=cluster,
-            pin=versions.DRA_DRIVER,
+            pin=DRA_DRIVER,
             values=dra_driver_values(env),
             create_namespace=True,
             wait_timeout=Duration.minutes(10),
@@ -37,7 +37,7 @@ class DevicePlugin(Construct):
             self,
             "Chart",
             cluster=cluster,
-            pin=versions.NVIDIA_DEVICE_PLUGIN,
+            pin=NVIDIA_DEVICE_PLUGIN,
             values=device_plugin_values(env),
             create_namespace=True,
         )
