@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import addons
 from catalog import versions
-from catalog.karpenter import KARPENTER_RELEASES
-from catalog.pins import CHECKED, REFERENCE, ChartPin, ChartSource, ImagePin, chart_source
+from catalog.pins import CHECKED, REFERENCE, ChartSource, ImagePin, chart_source
 from catalog.pins import image_reference as _image
 
 __all__ = [
@@ -26,19 +25,10 @@ __all__ = [
     "IMAGES_BY_REFERENCE",
     "ChartSource",
     "ImagePin",
-    "karpenter_charts",
 ]
 
 _ADDON_PINS = addons.pins()
 
-
-_KARPENTER_SOURCES = {
-    "1.14.1": f"{REFERENCE}/karpenter-v1.14.1/chart-values.yaml (controller.image: public.ecr.aws/karpenter/"
-    "controller, tag 1.14.1)",
-}
-_KARPENTER_UNCONFIRMED = (
-    "none: AWS documentation describes Karpenter 1.15 (settings.enableDRA), but no stored release or chart shows it"
-)
 
 _KPS = f"{REFERENCE}/kube-prometheus-stack-88.5.3"
 _KPS_RELEASE = f"kube-prometheus-stack {versions.KUBE_PROMETHEUS_STACK_CHART_VERSION}"
@@ -58,16 +48,6 @@ def _subchart(component: str, repository: str, chart: str) -> ImagePin:
 
 IMAGES: tuple[ImagePin, ...] = (
     *(pin for addon in _ADDON_PINS for pin in getattr(addon, "IMAGES", ())),
-    *(
-        ImagePin(
-            "Karpenter controller",
-            _image(versions.KARPENTER_CONTROLLER_IMAGE, release.version),
-            f"karpenter v{release.version}",
-            _KARPENTER_SOURCES.get(release.version, _KARPENTER_UNCONFIRMED),
-            verified=release.verified and release.version in _KARPENTER_SOURCES,
-        )
-        for release in KARPENTER_RELEASES.values()
-    ),
     ImagePin(
         "Prometheus Operator",
         _image("quay.io/prometheus-operator/prometheus-operator", versions.PROMETHEUS_OPERATOR_VERSION),
@@ -141,28 +121,8 @@ IMAGES: tuple[ImagePin, ...] = (
 IMAGES_BY_REFERENCE: dict[str, ImagePin] = {pin.image: pin for pin in IMAGES}
 
 
-def karpenter_charts(version: str) -> tuple[ChartSource, ChartSource]:
-    """The controller and CRD charts of Karpenter ``version`` (one version for both)."""
-    confirmed = version in _KARPENTER_SOURCES and KARPENTER_RELEASES[version].verified
-    source = (
-        f"{REFERENCE}/karpenter-v{version}/ (chart values and CRDs of release v{version})"
-        if confirmed
-        else _KARPENTER_UNCONFIRMED
-    )
-
-    def chart(name: str, repository: str, release: str) -> ChartSource:
-        pin = ChartPin(name, repository, version, release, versions.KARPENTER_NAMESPACE)
-        return chart_source(pin, source, verified=confirmed)
-
-    return (
-        chart("karpenter-crd", versions.KARPENTER_CRD_CHART_REPOSITORY, "karpenter-crd"),
-        chart("karpenter", versions.KARPENTER_CHART_REPOSITORY, versions.KARPENTER_RELEASE),
-    )
-
-
 CHARTS: tuple[ChartSource, ...] = (
     *(chart for addon in _ADDON_PINS for chart in getattr(addon, "CHARTS", ())),
     chart_source(versions.KUBE_PROMETHEUS_STACK, f"{_KPS}/Chart.yaml (version 88.5.3)"),
-    *karpenter_charts(versions.KARPENTER_VERSION),
 )
-"""Every chart row at its pinned version; the Karpenter rows follow ``versions.KARPENTER_VERSION``."""
+"""Every chart row at its pinned version (the add-ons' rows first, in folder order)."""

@@ -13,23 +13,6 @@ KUBERNETES_MINOR = "1.37"
 """EKS control-plane version. ``aws_eks_v2.KubernetesVersion`` stops at 1.36, so
 the stack builds it with ``KubernetesVersion.of``."""
 
-KARPENTER_VERSION = "1.14.1"
-"""Karpenter controller and CRD charts (one version for both): the newest confirmed release (the
-reference copy's). What it supports, and why not the unconfirmed 1.15.0, is in ``catalog/karpenter.py``."""
-KARPENTER_CHART_REPOSITORY = "oci://public.ecr.aws/karpenter/karpenter"
-KARPENTER_CRD_CHART_REPOSITORY = "oci://public.ecr.aws/karpenter/karpenter-crd"
-KARPENTER_RELEASE = "karpenter"
-"""Must be ``karpenter``: it names the service account that EKS Pod Identity binds to."""
-KARPENTER_NAMESPACE = "kube-system"
-KARPENTER_CONTROLLER_IMAGE = "public.ecr.aws/karpenter/controller"
-"""The chart's default image; its tag is the chart version (``controller.image.tag``)."""
-KARPENTER_AMI_RELEASE = "v20260930"
-"""amazon-eks-ami release behind the ``al2023@<release>`` alias of Karpenter GPU nodes. The alias
-resolves per Kubernetes minor and architecture (the NVIDIA variant for GPU types); an
-EC2NodeClass reports ``AMIsReady=False`` when the release has no AMI for the cluster's minor."""
-KARPENTER_NODEPOOL_API_VERSION = "karpenter.sh/v1"
-KARPENTER_NODECLASS_API_VERSION = "karpenter.k8s.aws/v1"
-
 RESOURCE_API_VERSION = "resource.k8s.io/v1"
 SCHEDULING_API_VERSION = "scheduling.k8s.io/v1beta1"
 COMPOSITE_POD_GROUP_API_VERSION = "scheduling.k8s.io/v1alpha3"
@@ -68,8 +51,6 @@ KUBE_PROMETHEUS_STACK = ChartPin(
 )
 
 CHART_API_GROUPS: dict[str, tuple[str, ...]] = {
-    "karpenter-crd": ("karpenter.k8s.aws", "karpenter.sh"),
-    "karpenter": ("karpenter.k8s.aws", "karpenter.sh"),
     KUBE_PROMETHEUS_STACK_CHART: (PROMETHEUS_OPERATOR_API_GROUP,),
     **{chart: groups for pin in addons.pins() for chart, groups in getattr(pin, "CHART_API_GROUPS", {}).items()},
 }

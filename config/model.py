@@ -14,9 +14,9 @@ from typing import Annotated
 from pydantic import Field
 
 from addons.cluster_autoscaler.settings import ClusterAutoscalerConfig
+from addons.karpenter.settings import KarpenterConfig, KarpenterPoolConfig
 from addons.nvidia_dra_driver.settings import DraDriverConfig
 from config.ephemeral import EphemeralConfig
-from config.karpenter import KarpenterConfig, KarpenterPoolConfig
 from config.model_base import AccountId, DnsLabel, LabelKey, LabelValue, Model, ZoneName, text
 from config.observability import ObservabilityConfig
 from config.platform import PlatformConfig

@@ -10,6 +10,7 @@ from constructs import Construct
 
 from addons.cluster_autoscaler.construct import ClusterAutoscaler
 from addons.efa_device_plugin.construct import EfaDevicePlugin
+from addons.karpenter.construct import Karpenter
 from addons.nvidia_dra_driver.construct import DevicePlugin, DraDriver
 from catalog import versions
 from charts.deployed import DeployedObjects
@@ -22,7 +23,6 @@ from policy.infrastructure.node_pools import autoscaled_pools
 from stacks.acknowledged_risks import warn_acknowledged
 from stacks.deletion_protection import ClusterDeletionProtection
 from stacks.efa import EfaSecurityGroup
-from stacks.karpenter import Karpenter
 from stacks.network import ClusterNetwork
 from stacks.node_groups import GpuNodePool, SystemNodeGroup, node_role
 from stacks.observability import GangObservabilityDeployment

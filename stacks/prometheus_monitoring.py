@@ -19,7 +19,7 @@ from constructs import Construct, IConstruct
 from catalog import versions
 from config.model import EnvironmentConfig
 from observability.prometheus_values import PROMETHEUS_SERVICE_ACCOUNT, STORAGE_CLASS, kube_prometheus_stack_values
-from policy.iam.karpenter import pod_identity_trust_policy
+from policy.iam.pod_identity import pod_identity_trust_policy
 from stacks.helm import pinned_chart
 from stacks.jsii_types import as_icluster
 from stacks.pod_identity import pod_identity_agent

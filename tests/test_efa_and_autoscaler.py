@@ -221,7 +221,7 @@ def test_runs_on_one_kind_of_pool_are_not_pinned() -> None:
 
 
 def test_karpenter_efa_pool_gets_the_interfaces_of_its_type() -> None:
-    from policy.infrastructure.karpenter import karpenter_objects
+    from addons.karpenter.plan import karpenter_objects
 
     env = load_environment(name="karpenter-example")
     block = next(p for p in env.gpu_pools if p.name == "h200-block")  # Karpenter static, p5en.48xlarge

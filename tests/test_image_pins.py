@@ -26,10 +26,10 @@ from addons.cluster_autoscaler.pin import (
     CLUSTER_AUTOSCALER_VERSION,
 )
 from addons.efa_device_plugin.pin import EFA_DEVICE_PLUGIN_IMAGE_TAG, regional_efa_pin
+from addons.karpenter.pin import KARPENTER_CONTROLLER_IMAGE, KARPENTER_RELEASES, KARPENTER_VERSION
 from addons.nvidia_dra_driver.pin import DRA_DRIVER_CHART, DRA_DRIVER_IMAGE
 from catalog import versions
 from catalog.images import CHARTS, CHECKED, IMAGES, IMAGES_BY_REFERENCE, ImagePin
-from catalog.karpenter import KARPENTER_RELEASES
 from cli.registry import MANIFEST_TYPES, RegistryClient, look_up
 from config.load import ENVIRONMENTS_DIR, REPO_ROOT, environment_names
 from policy.environment.acknowledgements import UNVERIFIED_RELEASES, acknowledged_risks
@@ -105,7 +105,7 @@ def test_cluster_autoscaler_pins_the_newest_confirmed_release_and_keeps_1_37_0_u
 
 
 def test_karpenter_pins_the_confirmed_release_and_keeps_1_15_0_unverified() -> None:
-    pinned = IMAGES_BY_REFERENCE[f"{versions.KARPENTER_CONTROLLER_IMAGE}:{versions.KARPENTER_VERSION}"]
+    pinned = IMAGES_BY_REFERENCE[f"{KARPENTER_CONTROLLER_IMAGE}:{KARPENTER_VERSION}"]
     assert (pinned.tag, pinned.verified) == ("1.14.1", True)
     assert not IMAGES_BY_REFERENCE["public.ecr.aws/karpenter/controller:1.15.0"].verified
     assert not KARPENTER_RELEASES["1.15.0"].verified
@@ -150,7 +150,7 @@ def test_rows_from_reference_copies_match_them() -> None:
     efa = _yaml(REFERENCE / "aws-efa-k8s-device-plugin-v0.5.30" / "values.yaml")["image"]
     assert f"{efa['repository']}:{efa['tag']}" in IMAGES_BY_REFERENCE
     karpenter = _yaml(REFERENCE / "karpenter-v1.14.1" / "chart-values.yaml")["controller"]["image"]
-    assert f"{karpenter['repository']}:{karpenter['tag']}" == f"{versions.KARPENTER_CONTROLLER_IMAGE}:1.14.1"
+    assert f"{karpenter['repository']}:{karpenter['tag']}" == f"{KARPENTER_CONTROLLER_IMAGE}:1.14.1"
     dra = _yaml(REFERENCE / "dra-driver-nvidia-gpu-v0.4.1" / "chart-values.yaml")["image"]
     assert (dra["repository"], dra["tag"]) == (DRA_DRIVER_IMAGE, "")
     ca = _yaml(REFERENCE / "cluster-autoscaler-chart-9.59.1" / "Chart.yaml")

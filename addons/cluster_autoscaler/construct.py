@@ -15,7 +15,7 @@ from addons.cluster_autoscaler.pin import (
 from addons.cluster_autoscaler.plan import cluster_autoscaler_policy, cluster_autoscaler_values
 from config.model import EnvironmentConfig
 from policy.environment.acknowledgements import cluster_autoscaler_risks
-from policy.iam.karpenter import pod_identity_trust_policy
+from policy.iam.pod_identity import pod_identity_trust_policy
 from stacks.acknowledged_risks import warn_acknowledged
 from stacks.helm import pinned_chart
 from stacks.nag import acknowledge_cluster_autoscaler

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, date
 
 from addons.cluster_autoscaler.rules import check_cluster_autoscaler
+from addons.karpenter.rules import check_karpenter, check_karpenter_pools_shape
 from addons.nvidia_dra_driver.pin import DRA_DRIVER_NAMESPACE
 from catalog.efa import EFA_SUPPORT
 from catalog.instances import GPU_FAMILIES, INSTANCE_TYPES, MIG_PROFILES
@@ -27,7 +28,6 @@ from policy.environment.ineffective import (
     check_ineffective_settings,
     check_repeated_entries,
 )
-from policy.environment.karpenter import check_karpenter, check_karpenter_pools_shape
 from policy.gates.rules import check_gates
 from policy.infrastructure.node_pools import karpenter_efa_problem, node_group_plans, pool_scaling
 

@@ -23,6 +23,8 @@ from addons.efa_device_plugin.pin import (
     regional_efa_pin,
 )
 from addons.efa_device_plugin.plan import efa_device_plugin_values
+from addons.karpenter.pin import KARPENTER_CONTROLLER_IMAGE, karpenter_charts
+from addons.karpenter.plan import uses_karpenter
 from addons.nvidia_dra_driver.pin import (
     DRA_DRIVER_CHART,
     DRA_DRIVER_IMAGE,
@@ -32,11 +34,10 @@ from addons.nvidia_dra_driver.pin import (
     NVIDIA_DEVICE_PLUGIN_IMAGE_TAG,
 )
 from catalog import versions
-from catalog.images import CHARTS, IMAGES, IMAGES_BY_REFERENCE, ChartSource, ImagePin, karpenter_charts
+from catalog.images import CHARTS, IMAGES, IMAGES_BY_REFERENCE, ChartSource, ImagePin
 from config.model import EnvironmentConfig
 from config.observability import PrometheusMode
 from policy.infrastructure.efa import efa_pools
-from policy.infrastructure.karpenter import uses_karpenter
 from policy.infrastructure.node_pools import autoscaled_pools
 from policy.results import Check, Status
 
@@ -66,7 +67,7 @@ def deployed_images(env: EnvironmentConfig) -> list[ImagePin]:
         values = cluster_autoscaler_values(env)
         rows.append(_row("Cluster Autoscaler", _values_image(values, CLUSTER_AUTOSCALER_IMAGE, "")))
     if uses_karpenter(env):
-        rows.append(_row("Karpenter controller", f"{versions.KARPENTER_CONTROLLER_IMAGE}:{env.karpenter.version}"))
+        rows.append(_row("Karpenter controller", f"{KARPENTER_CONTROLLER_IMAGE}:{env.karpenter.version}"))
     if env.dra_driver.enabled:
         rows.append(_row("NVIDIA DRA driver", f"{DRA_DRIVER_IMAGE}:{DRA_DRIVER_IMAGE_TAG}"))
     if any(pool.device_plugin for pool in env.gpu_pools):

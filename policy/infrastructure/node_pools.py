@@ -9,8 +9,9 @@ from datetime import UTC, timedelta
 import yaml
 
 from addons.cluster_autoscaler.pin import NODE_READY_SECONDS, SCALE_UP_DECISION_SECONDS
+from addons.karpenter.pin import KARPENTER_RELEASES
+from addons.karpenter.settings import KarpenterMode, KarpenterPoolConfig
 from catalog.efa import EFA_LABEL, EFA_SUPPORT
-from catalog.karpenter import KARPENTER_RELEASES
 from catalog.labels import (
     DEVICE_MANAGEMENT_DEVICE_PLUGIN,
     DEVICE_MANAGEMENT_DRA,
@@ -20,7 +21,6 @@ from catalog.labels import (
     ROLE_LABEL,
 )
 from catalog.versions import NODEADM_API_VERSION
-from config.karpenter import KarpenterMode, KarpenterPoolConfig
 from config.model import CapacityProvider, CapacityType, EnvironmentConfig, GpuPoolConfig, PoolScaling, Taint
 from policy.gates.rules import kubelet_feature_gates
 

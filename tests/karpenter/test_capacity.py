@@ -7,15 +7,15 @@ from typing import Any
 
 import pytest
 
-from catalog.instances import INSTANCE_TYPES
-from config.model import EnvironmentConfig, GpuPoolConfig
-from policy.infrastructure.karpenter import (
+from addons.karpenter.plan import (
     GPU_RESOURCE,
     allowed_instance_types,
     karpenter_pools,
     node_pool_plans,
     node_pools,
 )
+from catalog.instances import INSTANCE_TYPES
+from config.model import EnvironmentConfig, GpuPoolConfig
 from policy.infrastructure.node_pools import max_nodes, max_nodes_in_zone
 from policy.live.preflight import quota_needs
 from tests.conftest import env_from

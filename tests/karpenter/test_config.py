@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from catalog.karpenter import KARPENTER_RELEASES
+from addons.karpenter.pin import KARPENTER_RELEASES
+from addons.karpenter.settings import KarpenterCapacityType, KarpenterMode
 from config.errors import ConfigError
-from config.karpenter import KarpenterCapacityType, KarpenterMode
 from config.model import CapacityProvider
 from tests.conftest import env_from
 from tests.karpenter.conftest import example_env

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
+from addons.karpenter.plan import karpenter_objects, node_role_name
 from addons.nvidia_dra_driver.values import dra_driver_values
 from catalog.labels import DEVICE_MANAGEMENT_LABEL, POOL_LABEL, ZONE_LABEL
 from config.load import REPO_ROOT
 from config.model import EnvironmentConfig
 from policy.environment.load import load_environment
-from policy.infrastructure.karpenter import karpenter_objects, node_role_name
 from tests import yaml_files
 from tests.conftest import env_from
 from tests.karpenter.conftest import example_data, example_env

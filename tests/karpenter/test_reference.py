@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
+from addons.karpenter.iam import controller_policies
+from addons.karpenter.pin import INTERRUPTION_EVENTS, KARPENTER_RELEASES, KARPENTER_VERSION
+from addons.karpenter.plan import karpenter_chart_values
 from catalog import versions
-from catalog.karpenter import INTERRUPTION_EVENTS, KARPENTER_RELEASES
 from policy.environment.acknowledgements import AcknowledgedRisk, Acknowledgement, karpenter_risks
 from policy.environment.load import load_environment
-from policy.iam.karpenter import controller_policies
-from policy.infrastructure.karpenter import karpenter_chart_values
 from tests.chart_values import unknown_keys
 from tests.conftest import env_from
 from tests.karpenter.conftest import example_env
@@ -72,7 +72,7 @@ def test_the_reference_release_row_matches_the_reference_copy() -> None:
 
 
 def test_the_pinned_release_is_confirmed_and_runs_past_its_table_without_dra() -> None:
-    pinned = KARPENTER_RELEASES[versions.KARPENTER_VERSION]
+    pinned = KARPENTER_RELEASES[KARPENTER_VERSION]
     assert (pinned.version, pinned.verified, pinned.dra) == ("1.14.1", True, False)
     assert not pinned.supports_kubernetes(versions.KUBERNETES_MINOR)
     # The DRA-capable 1.15.0 stays an assumption until a release shows it.

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from catalog.karpenter import INTERRUPTION_EVENTS, KARPENTER_RELEASES
+from addons.karpenter.pin import INTERRUPTION_EVENTS, KARPENTER_RELEASES
+from addons.karpenter.plan import karpenter_chart_values, karpenter_objects
 from config.model import EnvironmentConfig
 from policy.environment.acknowledgements import Acknowledgement, karpenter_risks
-from policy.infrastructure.karpenter import karpenter_chart_values, karpenter_objects
 from tests.conftest import env_from
 from tests.karpenter.conftest import example_env
 from tests.karpenter.crds import reference_cloudformation
@@ -197,9 +197,9 @@ def _karpenter_warnings(env: EnvironmentConfig) -> list[dict[str, Any]]:
     from aws_cdk.lambda_layer_kubectl_v37 import KubectlV37Layer
     from constructs import Construct
 
+    from addons.karpenter.construct import Karpenter
     from catalog import versions
     from stacks.app_options import new_app
-    from stacks.karpenter import Karpenter
 
     stack = Stack(new_app(), "KarpenterProbe")
     cluster = eks.Cluster(

@@ -4,7 +4,7 @@ Mirrors Karpenter's getting-started CloudFormation (node role with an ``EC2_LINU
 entry, six scoped controller policies, a 300-second SSE queue fed by five EventBridge
 rules), binds the controller role with EKS Pod Identity, installs the CRD chart, then the
 controller on the CPU system nodes, then the EC2NodeClasses and NodePools built by
-``policy.infrastructure.karpenter``. L1 constructs throughout: few jsii calls, fast synthesis.
+``addons.karpenter.plan``. L1 constructs throughout: few jsii calls, fast synthesis.
 """
 
 from __future__ import annotations
@@ -16,17 +16,23 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct, IConstruct
 
-from catalog import versions
-from catalog.karpenter import INTERRUPTION_EVENTS
-from config.model import EnvironmentConfig
-from policy.environment.acknowledgements import karpenter_risks
-from policy.iam.karpenter import controller_policies, interruption_queue_policy, pod_identity_trust_policy
-from policy.infrastructure.karpenter import (
+from addons.karpenter.iam import controller_policies, interruption_queue_policy
+from addons.karpenter.pin import (
+    INTERRUPTION_EVENTS,
+    KARPENTER_CHART_REPOSITORY,
+    KARPENTER_CRD_CHART_REPOSITORY,
+    KARPENTER_NAMESPACE,
+    KARPENTER_RELEASE,
+)
+from addons.karpenter.plan import (
     interruption_queue_name,
     karpenter_chart_values,
     karpenter_objects,
     node_role_name,
 )
+from config.model import EnvironmentConfig
+from policy.environment.acknowledgements import karpenter_risks
+from policy.iam.pod_identity import pod_identity_trust_policy
 from stacks.acknowledged_risks import warn_acknowledged
 from stacks.jsii_types import as_icluster
 from stacks.nag import acknowledge_karpenter
@@ -133,8 +139,8 @@ class Karpenter(Construct):
             self,
             "ControllerPodIdentity",
             cluster_name=cluster.cluster_name,
-            namespace=versions.KARPENTER_NAMESPACE,
-            service_account=versions.KARPENTER_RELEASE,
+            namespace=KARPENTER_NAMESPACE,
+            service_account=KARPENTER_RELEASE,
             role_arn=self.controller_role.attr_arn,
         )
 
@@ -143,10 +149,10 @@ class Karpenter(Construct):
             "Crds",
             cluster=as_icluster(cluster),
             chart="karpenter-crd",
-            repository=versions.KARPENTER_CRD_CHART_REPOSITORY,
+            repository=KARPENTER_CRD_CHART_REPOSITORY,
             version=env.karpenter.version,
             release="karpenter-crd",
-            namespace=versions.KARPENTER_NAMESPACE,
+            namespace=KARPENTER_NAMESPACE,
         )
         self.crds.node.add_dependency(system_nodes)
         self.controller = eks.HelmChart(
@@ -154,10 +160,10 @@ class Karpenter(Construct):
             "Controller",
             cluster=as_icluster(cluster),
             chart="karpenter",
-            repository=versions.KARPENTER_CHART_REPOSITORY,
+            repository=KARPENTER_CHART_REPOSITORY,
             version=env.karpenter.version,
-            release=versions.KARPENTER_RELEASE,
-            namespace=versions.KARPENTER_NAMESPACE,
+            release=KARPENTER_RELEASE,
+            namespace=KARPENTER_NAMESPACE,
             skip_crds=True,
             values=karpenter_chart_values(env),
             wait=True,

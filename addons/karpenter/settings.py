@@ -4,7 +4,7 @@ A Karpenter pool is an ordinary ``gpu_pools`` entry with ``provider: karpenter``
 instance types, zones, labels, taints, root volume and device management mean what they
 mean for a managed node group, so gang templates, the DRA driver and the device plugin
 treat both providers alike. What only Karpenter has lives in the pool's ``karpenter:``
-section. Cross-field rules are in ``policy.environment.karpenter``.
+section. Cross-field rules are in ``addons.karpenter.rules``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Annotated
 
 from pydantic import Field, StringConstraints
 
-from catalog import versions
+from addons.karpenter.pin import KARPENTER_AMI_RELEASE, KARPENTER_VERSION
 from config.model_base import AccountId, Model, text
 
 
@@ -75,14 +75,14 @@ class KarpenterPoolConfig(Model):
 class KarpenterConfig(Model):
     """The Karpenter controller; installed only when a GPU pool has ``provider: karpenter``."""
 
-    version: str = versions.KARPENTER_VERSION
-    """Karpenter release (controller and CRD charts); must be a row of `catalog/karpenter.py`."""
+    version: str = KARPENTER_VERSION
+    """Karpenter release (controller and CRD charts); must be a row of `addons/karpenter/pin.py`."""
     ami_release: Annotated[
         str, text(r"^v\d{8}$", "an amazon-eks-ami release: v and a date as 8 digits (e.g. v20260930)")
-    ] = versions.KARPENTER_AMI_RELEASE
+    ] = KARPENTER_AMI_RELEASE
     """amazon-eks-ami release (`vYYYYMMDD`) of Karpenter nodes, used as the `al2023@<release>` alias."""
     acknowledge_unsupported_kubernetes: bool = False
     """Run a Karpenter release whose support range excludes the cluster's Kubernetes minor (synth warns)."""
     acknowledge_unverified_release: bool = False
-    """Run a Karpenter release whose compatibility row in `catalog/karpenter.py` is assumed, not yet
+    """Run a Karpenter release whose compatibility row in `addons/karpenter/pin.py` is assumed, not yet
     checked against upstream (synth warns)."""

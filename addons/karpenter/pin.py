@@ -16,7 +16,7 @@ Karpenter x DRA). Rows say where their facts come from:
   unless the environment sets ``karpenter.acknowledge_unverified_release: true``, synthesis
   warns, and no shipped environment may do so (``tests/test_image_pins.py``). Once the release
   and the upstream compatibility matrix (``COMPATIBILITY_MATRIX_URL``) confirm it, set
-  ``verified=True``, move ``versions.KARPENTER_VERSION`` to it and give Karpenter pools DRA again.
+  ``verified=True``, move ``KARPENTER_VERSION`` to it and give Karpenter pools DRA again.
 """
 
 from __future__ import annotations
@@ -24,6 +24,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from catalog.instances import GpuModel
+from catalog.pins import REFERENCE, ChartPin, ChartSource, ImagePin, chart_source, image_reference
+
+KARPENTER_VERSION = "1.14.1"
+"""Karpenter controller and CRD charts (one version for both): the newest confirmed release (the
+reference copy's). What it supports, and why not the unconfirmed 1.15.0, is ``KARPENTER_RELEASES`` below."""
+KARPENTER_CHART_REPOSITORY = "oci://public.ecr.aws/karpenter/karpenter"
+KARPENTER_CRD_CHART_REPOSITORY = "oci://public.ecr.aws/karpenter/karpenter-crd"
+KARPENTER_RELEASE = "karpenter"
+"""Must be ``karpenter``: it names the service account that EKS Pod Identity binds to."""
+KARPENTER_NAMESPACE = "kube-system"
+KARPENTER_CONTROLLER_IMAGE = "public.ecr.aws/karpenter/controller"
+"""The chart's default image; its tag is the chart version (``controller.image.tag``)."""
+KARPENTER_AMI_RELEASE = "v20260930"
+"""amazon-eks-ami release behind the ``al2023@<release>`` alias of Karpenter GPU nodes. The alias
+resolves per Kubernetes minor and architecture (the NVIDIA variant for GPU types); an
+EC2NodeClass reports ``AMIsReady=False`` when the release has no AMI for the cluster's minor."""
+KARPENTER_NODEPOOL_API_VERSION = "karpenter.sh/v1"
+KARPENTER_NODECLASS_API_VERSION = "karpenter.k8s.aws/v1"
 
 COMPATIBILITY_MATRIX_URL = "https://karpenter.sh/docs/upgrading/compatibility/"
 """Upstream's table of Kubernetes minors per Karpenter release: where a row is verified."""
@@ -103,3 +121,52 @@ KARPENTER_GPU_NAMES: dict[GpuModel, str] = {
 
 KUBERNETES_ARCH = {"x86_64": "amd64", "arm64": "arm64"}
 """EC2 architecture -> ``kubernetes.io/arch``."""
+
+
+_KARPENTER_SOURCES = {
+    "1.14.1": f"{REFERENCE}/karpenter-v1.14.1/chart-values.yaml (controller.image: public.ecr.aws/karpenter/"
+    "controller, tag 1.14.1)",
+}
+_KARPENTER_UNCONFIRMED = (
+    "none: AWS documentation describes Karpenter 1.15 (settings.enableDRA), but no stored release or chart shows it"
+)
+
+IMAGES: tuple[ImagePin, ...] = tuple(
+    ImagePin(
+        "Karpenter controller",
+        image_reference(KARPENTER_CONTROLLER_IMAGE, release.version),
+        f"karpenter v{release.version}",
+        _KARPENTER_SOURCES.get(release.version, _KARPENTER_UNCONFIRMED),
+        verified=release.verified and release.version in _KARPENTER_SOURCES,
+    )
+    for release in KARPENTER_RELEASES.values()
+)
+"""One image row per release (``catalog.images.IMAGES`` holds them)."""
+
+
+def karpenter_charts(version: str) -> tuple[ChartSource, ChartSource]:
+    """The controller and CRD charts of Karpenter ``version`` (one version for both)."""
+    confirmed = version in _KARPENTER_SOURCES and KARPENTER_RELEASES[version].verified
+    source = (
+        f"{REFERENCE}/karpenter-v{version}/ (chart values and CRDs of release v{version})"
+        if confirmed
+        else _KARPENTER_UNCONFIRMED
+    )
+
+    def chart(name: str, repository: str, release: str) -> ChartSource:
+        pin = ChartPin(name, repository, version, release, KARPENTER_NAMESPACE)
+        return chart_source(pin, source, verified=confirmed)
+
+    return (
+        chart("karpenter-crd", KARPENTER_CRD_CHART_REPOSITORY, "karpenter-crd"),
+        chart("karpenter", KARPENTER_CHART_REPOSITORY, KARPENTER_RELEASE),
+    )
+
+
+CHARTS = karpenter_charts(KARPENTER_VERSION)
+"""The CRD and controller charts at the pinned version."""
+
+CHART_API_GROUPS: dict[str, tuple[str, ...]] = {
+    "karpenter-crd": ("karpenter.k8s.aws", "karpenter.sh"),
+    "karpenter": ("karpenter.k8s.aws", "karpenter.sh"),
+}

@@ -1,7 +1,7 @@
 """Karpenter GPU capacity from config, as plain dicts: NodePools, EC2NodeClasses, chart values.
 
 Pure functions with no CDK import. ``karpenter_objects(env)`` is the reviewable output
-(``dist/<env>/karpenter.yaml``, written by ``charts.render``); ``stacks.karpenter`` deploys the
+(``dist/<env>/karpenter.yaml``, written by ``charts.render``); ``addons.karpenter.construct`` deploys the
 same dicts. Object names are a public contract: a NodePool is named after its pool (plus
 the zone suffix when ``zone_pinned``), an EC2NodeClass after its pool.
 
@@ -16,18 +16,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from catalog import versions
+from addons.karpenter.pin import (
+    KARPENTER_GPU_NAMES,
+    KARPENTER_NODECLASS_API_VERSION,
+    KARPENTER_NODEPOOL_API_VERSION,
+    KARPENTER_RELEASE,
+    KARPENTER_RELEASES,
+    KUBERNETES_ARCH,
+    KarpenterRelease,
+)
+from addons.karpenter.settings import KarpenterCapacityType, KarpenterMode, KarpenterPoolConfig
 from catalog.instances import INSTANCE_TYPES, InstanceType
-from catalog.karpenter import KARPENTER_GPU_NAMES, KARPENTER_RELEASES, KUBERNETES_ARCH, KarpenterRelease
 from catalog.labels import POOL_LABEL, ROLE_LABEL, ZONE_LABEL
-from config.karpenter import KarpenterCapacityType, KarpenterMode, KarpenterPoolConfig
 from config.model import CapacityProvider, EnvironmentConfig, GpuPoolConfig
 from policy.infrastructure.efa import karpenter_network_interfaces
 from policy.infrastructure.node_pools import gpu_node_labels, max_nodes, max_nodes_in_zone, node_config_user_data
 
 GPU_RESOURCE = "nvidia.com/gpu"
 _NODECLASS_KIND = "EC2NodeClass"
-_NODECLASS_GROUP = versions.KARPENTER_NODECLASS_API_VERSION.split("/", 1)[0]
+_NODECLASS_GROUP = KARPENTER_NODECLASS_API_VERSION.split("/", 1)[0]
 _MANAGED_BY = {"app.kubernetes.io/managed-by": "gpu-platform"}
 
 
@@ -161,7 +168,7 @@ def node_pools(pool: GpuPoolConfig) -> list[dict[str, Any]]:
             spec["limits"] = _limits(pool, plan.max_nodes)
         objects.append(
             {
-                "apiVersion": versions.KARPENTER_NODEPOOL_API_VERSION,
+                "apiVersion": KARPENTER_NODEPOOL_API_VERSION,
                 "kind": "NodePool",
                 "metadata": {"name": plan.name, "labels": {**_MANAGED_BY, POOL_LABEL: pool.name}},
                 "spec": spec,
@@ -236,7 +243,7 @@ def ec2_node_class(env: EnvironmentConfig, pool: GpuPoolConfig) -> dict[str, Any
     if interfaces:
         spec["networkInterfaces"] = interfaces
     return {
-        "apiVersion": versions.KARPENTER_NODECLASS_API_VERSION,
+        "apiVersion": KARPENTER_NODECLASS_API_VERSION,
         "kind": _NODECLASS_KIND,
         "metadata": {"name": pool.name, "labels": {**_MANAGED_BY, POOL_LABEL: pool.name}},
         "spec": spec,
@@ -284,7 +291,7 @@ def karpenter_chart_values(env: EnvironmentConfig) -> dict[str, Any]:
             "nodeSelector": {"kubernetes.io/os": "linux", ROLE_LABEL: "system"},
             # Two replicas need two system nodes (the chart's anti-affinity is per host).
             "replicas": 2 if env.system_nodes.min_size >= 2 else 1,
-            "serviceAccount": {"name": versions.KARPENTER_RELEASE},
+            "serviceAccount": {"name": KARPENTER_RELEASE},
             "settings": settings,
         }
     )

@@ -264,17 +264,6 @@ def controller_policies(
     }
 
 
-def pod_identity_trust_policy() -> dict[str, Any]:
-    """Trust of the controller role: EKS Pod Identity (``pods.eks.amazonaws.com``)."""
-    return _document(
-        {
-            "Effect": "Allow",
-            "Principal": {"Service": "pods.eks.amazonaws.com"},
-            "Action": ["sts:AssumeRole", "sts:TagSession"],
-        }
-    )
-
-
 def interruption_queue_policy(*, queue_arn: str, rule_arns: list[str]) -> dict[str, Any]:
     """Only this stack's EventBridge rules may send; every non-TLS request is denied.
 

@@ -7,13 +7,13 @@
 
 from __future__ import annotations
 
+from addons.karpenter.pin import COMPATIBILITY_MATRIX_URL, KARPENTER_RELEASES
+from addons.karpenter.plan import karpenter_pools, node_pool_plans, node_role_name, pool_settings
+from addons.karpenter.settings import KarpenterCapacityType
 from catalog import versions
 from catalog.instances import GPU_FAMILIES, INSTANCE_TYPES
-from catalog.karpenter import COMPATIBILITY_MATRIX_URL, KARPENTER_RELEASES
 from config.errors import ConfigError
-from config.karpenter import KarpenterCapacityType
 from config.model import Capacity, CapacityProvider, EnvironmentConfig, GpuPoolConfig
-from policy.infrastructure.karpenter import karpenter_pools, node_pool_plans, node_role_name, pool_settings
 
 _LABEL_VALUE_MAX = 63
 _IAM_ROLE_NAME_MAX = 64
