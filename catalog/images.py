@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import addons
 from catalog import versions
-from catalog.pins import CHECKED, REFERENCE, ChartSource, ImagePin, chart_source
-from catalog.pins import image_reference as _image
+from catalog.pins import CHECKED, ChartSource, ImagePin
 
 __all__ = [
     "CHARTS",
@@ -30,76 +29,8 @@ __all__ = [
 _ADDON_PINS = addons.pins()
 
 
-_KPS = f"{REFERENCE}/kube-prometheus-stack-88.5.3"
-_KPS_RELEASE = f"kube-prometheus-stack {versions.KUBE_PROMETHEUS_STACK_CHART_VERSION}"
-
-
-def _subchart(component: str, repository: str, chart: str) -> ImagePin:
-    return ImagePin(
-        component,
-        repository,
-        chart,
-        f"none: the image is {chart}'s default, and that chart's values are not in {REFERENCE} "
-        f"({_KPS}/Chart.yaml pins only the chart version)",
-        verified=False,
-        deployed_by=versions.KUBE_PROMETHEUS_STACK_CHART,
-    )
-
-
 IMAGES: tuple[ImagePin, ...] = (
     *(pin for addon in _ADDON_PINS for pin in getattr(addon, "IMAGES", ())),
-    ImagePin(
-        "Prometheus Operator",
-        _image("quay.io/prometheus-operator/prometheus-operator", versions.PROMETHEUS_OPERATOR_VERSION),
-        _KPS_RELEASE,
-        f"{_KPS}/values.yaml (prometheusOperator.image, empty tag) and {_KPS}/Chart.yaml (appVersion v0.93.1)",
-        verified=True,
-        deployed_by=versions.KUBE_PROMETHEUS_STACK_CHART,
-    ),
-    ImagePin(
-        "Prometheus config reloader",
-        _image("quay.io/prometheus-operator/prometheus-config-reloader", versions.PROMETHEUS_OPERATOR_VERSION),
-        _KPS_RELEASE,
-        f"{_KPS}/values.yaml (prometheusOperator.prometheusConfigReloader.image, empty tag) and {_KPS}/Chart.yaml "
-        "(appVersion v0.93.1)",
-        verified=True,
-        deployed_by=versions.KUBE_PROMETHEUS_STACK_CHART,
-    ),
-    ImagePin(
-        "Prometheus Operator webhook certificate job",
-        _image("ghcr.io/jkroepke/kube-webhook-certgen", versions.WEBHOOK_CERTGEN_IMAGE_TAG),
-        _KPS_RELEASE,
-        f"{_KPS}/values.yaml (prometheusOperator.admissionWebhooks.patch.image, tag 1.8.7)",
-        verified=True,
-        deployed_by=versions.KUBE_PROMETHEUS_STACK_CHART,
-    ),
-    ImagePin(
-        "Prometheus",
-        _image("quay.io/prometheus/prometheus", versions.PROMETHEUS_IMAGE_TAG),
-        _KPS_RELEASE,
-        f"{_KPS}/values.yaml (prometheus.prometheusSpec.image, tag v3.14.0-distroless)",
-        verified=True,
-        deployed_by=versions.KUBE_PROMETHEUS_STACK_CHART,
-    ),
-    ImagePin(
-        "Alertmanager",
-        _image("quay.io/prometheus/alertmanager", versions.ALERTMANAGER_IMAGE_TAG),
-        _KPS_RELEASE,
-        f"{_KPS}/values.yaml (alertmanager.alertmanagerSpec.image, tag v0.34.0)",
-        verified=True,
-        deployed_by=versions.KUBE_PROMETHEUS_STACK_CHART,
-    ),
-    _subchart("Grafana", "docker.io/grafana/grafana", f"grafana chart {versions.GRAFANA_CHART_VERSION}"),
-    _subchart(
-        "kube-state-metrics",
-        "registry.k8s.io/kube-state-metrics/kube-state-metrics",
-        f"kube-state-metrics chart {versions.KUBE_STATE_METRICS_CHART_VERSION}",
-    ),
-    _subchart(
-        "Prometheus node exporter",
-        "quay.io/prometheus/node-exporter",
-        f"prometheus-node-exporter chart {versions.NODE_EXPORTER_CHART_VERSION}",
-    ),
     ImagePin(
         "Smoke-test gangs and gate probes (pause)",
         versions.SMOKE_TEST_IMAGE,
@@ -121,8 +52,5 @@ IMAGES: tuple[ImagePin, ...] = (
 IMAGES_BY_REFERENCE: dict[str, ImagePin] = {pin.image: pin for pin in IMAGES}
 
 
-CHARTS: tuple[ChartSource, ...] = (
-    *(chart for addon in _ADDON_PINS for chart in getattr(addon, "CHARTS", ())),
-    chart_source(versions.KUBE_PROMETHEUS_STACK, f"{_KPS}/Chart.yaml (version 88.5.3)"),
-)
+CHARTS: tuple[ChartSource, ...] = (*(chart for addon in _ADDON_PINS for chart in getattr(addon, "CHARTS", ())),)
 """Every chart row at its pinned version (the add-ons' rows first, in folder order)."""

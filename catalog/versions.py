@@ -7,7 +7,6 @@ read the reference copies in ``../shared/reference`` show what moved.
 from __future__ import annotations
 
 import addons
-from catalog.pins import ChartPin
 
 KUBERNETES_MINOR = "1.37"
 """EKS control-plane version. ``aws_eks_v2.KubernetesVersion`` stops at 1.36, so
@@ -24,34 +23,8 @@ SMOKE_TEST_IMAGE = "registry.k8s.io/pause:3.10"
 EXPORTER_BASE_IMAGE = "docker.io/library/python:3.11-slim"
 """Base image of the gang exporter (``exporter/Dockerfile``'s ``FROM``, written there as ``python:3.11-slim``)."""
 
-KUBE_PROMETHEUS_STACK_CHART = "kube-prometheus-stack"
-KUBE_PROMETHEUS_STACK_CHART_VERSION = "88.5.3"
-"""Prometheus Operator 0.93.1, Prometheus, Alertmanager, Grafana 12.11.1 subchart, kube-state-metrics,
-node exporter (``observability.prometheus: install``)."""
-KUBE_PROMETHEUS_STACK_REPOSITORY = "https://prometheus-community.github.io/helm-charts"
-KUBE_PROMETHEUS_STACK_RELEASE = "kube-prometheus-stack"
-PROMETHEUS_OPERATOR_VERSION = "v0.93.1"
-"""The chart's appVersion: the tag of the operator, config-reloader and admission-webhook images."""
-PROMETHEUS_IMAGE_TAG = "v3.14.0-distroless"
-ALERTMANAGER_IMAGE_TAG = "v0.34.0"
-WEBHOOK_CERTGEN_IMAGE_TAG = "1.8.7"
-GRAFANA_CHART_VERSION = "12.11.1"
-KUBE_STATE_METRICS_CHART_VERSION = "8.4.0"
-NODE_EXPORTER_CHART_VERSION = "4.56.1"
-"""Subcharts of kube-prometheus-stack 88.5.3 (its ``Chart.yaml``); their images are their own charts' defaults."""
-MONITORING_NAMESPACE = "monitoring"
-PROMETHEUS_OPERATOR_API_GROUP = "monitoring.coreos.com"
-
-KUBE_PROMETHEUS_STACK = ChartPin(
-    KUBE_PROMETHEUS_STACK_CHART,
-    KUBE_PROMETHEUS_STACK_REPOSITORY,
-    KUBE_PROMETHEUS_STACK_CHART_VERSION,
-    KUBE_PROMETHEUS_STACK_RELEASE,
-    MONITORING_NAMESPACE,
-)
 
 CHART_API_GROUPS: dict[str, tuple[str, ...]] = {
-    KUBE_PROMETHEUS_STACK_CHART: (PROMETHEUS_OPERATOR_API_GROUP,),
     **{chart: groups for pin in addons.pins() for chart, groups in getattr(pin, "CHART_API_GROUPS", {}).items()},
 }
 """API groups whose CRDs each chart installs (from its ``crds/`` folder or templates), one row per chart.

@@ -27,6 +27,11 @@ from addons.cluster_autoscaler.pin import (
 )
 from addons.efa_device_plugin.pin import EFA_DEVICE_PLUGIN_IMAGE_TAG, regional_efa_pin
 from addons.karpenter.pin import KARPENTER_CONTROLLER_IMAGE, KARPENTER_RELEASES, KARPENTER_VERSION
+from addons.kube_prometheus_stack.pin import (
+    GRAFANA_CHART_VERSION,
+    KUBE_PROMETHEUS_STACK_CHART_VERSION,
+    PROMETHEUS_OPERATOR_VERSION,
+)
 from addons.nvidia_dra_driver.pin import DRA_DRIVER_CHART, DRA_DRIVER_IMAGE
 from catalog import versions
 from catalog.images import CHARTS, CHECKED, IMAGES, IMAGES_BY_REFERENCE, ImagePin
@@ -133,9 +138,9 @@ def test_rows_from_reference_copies_match_them() -> None:
     """What a verified row says it read in ``shared/reference`` is what the copy says."""
     kps = _yaml(REFERENCE / "kube-prometheus-stack-88.5.3" / "values.yaml")
     kps_chart = _yaml(REFERENCE / "kube-prometheus-stack-88.5.3" / "Chart.yaml")
-    assert kps_chart["version"] == versions.KUBE_PROMETHEUS_STACK_CHART_VERSION
-    assert kps_chart["appVersion"] == versions.PROMETHEUS_OPERATOR_VERSION
-    assert {d["name"]: d["version"] for d in kps_chart["dependencies"]}["grafana"] == versions.GRAFANA_CHART_VERSION
+    assert kps_chart["version"] == KUBE_PROMETHEUS_STACK_CHART_VERSION
+    assert kps_chart["appVersion"] == PROMETHEUS_OPERATOR_VERSION
+    assert {d["name"]: d["version"] for d in kps_chart["dependencies"]}["grafana"] == GRAFANA_CHART_VERSION
     operator = kps["prometheusOperator"]
     for values, name in (
         (operator["image"], "prometheus-operator/prometheus-operator"),

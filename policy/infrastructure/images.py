@@ -25,6 +25,7 @@ from addons.efa_device_plugin.pin import (
 from addons.efa_device_plugin.plan import efa_device_plugin_values
 from addons.karpenter.pin import KARPENTER_CONTROLLER_IMAGE, karpenter_charts
 from addons.karpenter.plan import uses_karpenter
+from addons.kube_prometheus_stack.pin import KUBE_PROMETHEUS_STACK_CHART
 from addons.nvidia_dra_driver.pin import (
     DRA_DRIVER_CHART,
     DRA_DRIVER_IMAGE,
@@ -78,7 +79,7 @@ def deployed_images(env: EnvironmentConfig) -> list[ImagePin]:
         efa = _values_image(values, EFA_DEVICE_PLUGIN_IMAGE, EFA_DEVICE_PLUGIN_IMAGE_TAG)
         rows.append(regional_efa_pin(efa) or _row("EFA device plugin", efa))
     if env.observability.enabled and env.observability.prometheus is PrometheusMode.INSTALL:
-        rows.extend(pin for pin in IMAGES if pin.deployed_by == versions.KUBE_PROMETHEUS_STACK_CHART)
+        rows.extend(pin for pin in IMAGES if pin.deployed_by == KUBE_PROMETHEUS_STACK_CHART)
     rows.append(_row("pause", versions.SMOKE_TEST_IMAGE))
     if env.observability.enabled:
         rows.append(_row("Gang exporter base image", versions.EXPORTER_BASE_IMAGE))
@@ -99,7 +100,7 @@ def deployed_charts(env: EnvironmentConfig) -> list[ChartSource]:
     if efa_pools(env):
         rows += _charts(EFA_DEVICE_PLUGIN_CHART)
     if env.observability.enabled and env.observability.prometheus is PrometheusMode.INSTALL:
-        rows += _charts(versions.KUBE_PROMETHEUS_STACK_CHART)
+        rows += _charts(KUBE_PROMETHEUS_STACK_CHART)
     return rows
 
 

@@ -9,20 +9,27 @@ from typing import Any
 
 import pytest
 
-from catalog import versions
-from observability.manifests import PROMETHEUS_SELECTOR_LABELS, SCHEDULER_READER
-from observability.prometheus_values import (
+from addons.kube_prometheus_stack.pin import (
+    KUBE_PROMETHEUS_STACK_CHART,
+    KUBE_PROMETHEUS_STACK_CHART_VERSION,
+    KUBE_PROMETHEUS_STACK_RELEASE,
+    KUBE_PROMETHEUS_STACK_REPOSITORY,
+    MONITORING_NAMESPACE,
+)
+from addons.kube_prometheus_stack.values import (
     PROMETHEUS_SERVICE_ACCOUNT,
     STORAGE_CLASS,
     kube_prometheus_stack_values,
 )
+from catalog import versions
+from observability.manifests import PROMETHEUS_SELECTOR_LABELS, SCHEDULER_READER
 from policy.environment.load import load_environment
 from tests import yaml_files
 from tests.chart_values import unknown_keys
 from tests.conftest import REFERENCE, require_reference
 
 Synth = Callable[[str], dict[str, Any]]
-CHART_DIR = REFERENCE / f"kube-prometheus-stack-{versions.KUBE_PROMETHEUS_STACK_CHART_VERSION}"
+CHART_DIR = REFERENCE / f"kube-prometheus-stack-{KUBE_PROMETHEUS_STACK_CHART_VERSION}"
 
 
 @pytest.fixture
@@ -48,8 +55,8 @@ def _resources(template: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]
 def test_the_pinned_chart_is_the_reference_copy() -> None:
     chart = yaml_files.load((CHART_DIR / "Chart.yaml").read_text())
     assert (chart["name"], chart["version"]) == (
-        versions.KUBE_PROMETHEUS_STACK_CHART,
-        versions.KUBE_PROMETHEUS_STACK_CHART_VERSION,
+        KUBE_PROMETHEUS_STACK_CHART,
+        KUBE_PROMETHEUS_STACK_CHART_VERSION,
     )
 
 
@@ -66,7 +73,7 @@ def test_the_crds_the_chart_ships_are_the_groups_it_is_said_to_provide() -> None
     for path in CHART_DIR.glob("crd-*.yaml"):
         for crd in yaml_files.load_all(path.read_text()):
             groups.add(crd["spec"]["group"])
-    assert groups == set(versions.CHART_API_GROUPS[versions.KUBE_PROMETHEUS_STACK_CHART])
+    assert groups == set(versions.CHART_API_GROUPS[KUBE_PROMETHEUS_STACK_CHART])
 
 
 @needs_reference
@@ -93,7 +100,7 @@ def test_selectors_match_our_objects_and_the_dashboard_sidecar_our_configmap() -
     # The chart's own default label value for the sidecar is the one we set.
     chart_sidecar = _chart_values()["grafana"]["sidecar"]["dashboards"]
     assert (chart_sidecar["label"], chart_sidecar["labelValue"]) == (sidecar["label"], sidecar["labelValue"])
-    assert PROMETHEUS_SELECTOR_LABELS == {"release": versions.KUBE_PROMETHEUS_STACK_RELEASE}
+    assert PROMETHEUS_SELECTOR_LABELS == {"release": KUBE_PROMETHEUS_STACK_RELEASE}
 
 
 def test_storage_and_retention_come_from_config(dev_data: dict[str, Any]) -> None:
@@ -115,12 +122,12 @@ def test_prod_installs_the_stack_after_its_storage_and_remote_writes_to_the_work
     ((_, chart),) = [
         (k, r)
         for k, r in _resources(template, "Custom::AWSCDK-EKS-HelmChart").items()
-        if r["Properties"]["Chart"] == versions.KUBE_PROMETHEUS_STACK_CHART
+        if r["Properties"]["Chart"] == KUBE_PROMETHEUS_STACK_CHART
     ]
     props = chart["Properties"]
-    assert props["Version"] == versions.KUBE_PROMETHEUS_STACK_CHART_VERSION
-    assert props["Repository"] == versions.KUBE_PROMETHEUS_STACK_REPOSITORY
-    assert props["Namespace"] == versions.MONITORING_NAMESPACE and props["Wait"] is True
+    assert props["Version"] == KUBE_PROMETHEUS_STACK_CHART_VERSION
+    assert props["Repository"] == KUBE_PROMETHEUS_STACK_REPOSITORY
+    assert props["Namespace"] == MONITORING_NAMESPACE and props["Wait"] is True
     values_text = json.dumps(props["Values"])
     assert "remote_write" in values_text and "sigv4" in values_text
 
@@ -163,7 +170,7 @@ def test_prod_installs_the_stack_after_its_storage_and_remote_writes_to_the_work
     (binding,) = [o for o in monitoring if o["kind"] == "ClusterRoleBinding"]
     assert binding["roleRef"]["name"] == SCHEDULER_READER
     assert binding["subjects"] == [
-        {"kind": "ServiceAccount", "name": PROMETHEUS_SERVICE_ACCOUNT, "namespace": versions.MONITORING_NAMESPACE}
+        {"kind": "ServiceAccount", "name": PROMETHEUS_SERVICE_ACCOUNT, "namespace": MONITORING_NAMESPACE}
     ]
 
 
@@ -171,5 +178,5 @@ def test_prod_installs_the_stack_after_its_storage_and_remote_writes_to_the_work
 def test_ci_installs_no_monitoring_stack(synthesized: Synth) -> None:
     template = synthesized("ci")["gpu-cluster-ci"]
     charts = [r["Properties"]["Chart"] for r in _resources(template, "Custom::AWSCDK-EKS-HelmChart").values()]
-    assert versions.KUBE_PROMETHEUS_STACK_CHART not in charts
+    assert KUBE_PROMETHEUS_STACK_CHART not in charts
     assert "aws-ebs-csi-driver" not in json.dumps(template)

@@ -16,9 +16,9 @@ from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from constructs import Construct, IConstruct
 
-from catalog import versions
+from addons.kube_prometheus_stack.pin import KUBE_PROMETHEUS_STACK, MONITORING_NAMESPACE
+from addons.kube_prometheus_stack.values import PROMETHEUS_SERVICE_ACCOUNT, STORAGE_CLASS, kube_prometheus_stack_values
 from config.model import EnvironmentConfig
-from observability.prometheus_values import PROMETHEUS_SERVICE_ACCOUNT, STORAGE_CLASS, kube_prometheus_stack_values
 from policy.iam.pod_identity import pod_identity_trust_policy
 from stacks.helm import pinned_chart
 from stacks.jsii_types import as_icluster
@@ -105,7 +105,7 @@ class PrometheusMonitoring(Construct):
             self,
             "Chart",
             cluster=cluster,
-            pin=versions.KUBE_PROMETHEUS_STACK,
+            pin=KUBE_PROMETHEUS_STACK,
             values=kube_prometheus_stack_values(env, remote_write_url=remote_write_url),
             create_namespace=True,
             wait_timeout=HELM_TIMEOUT,
@@ -135,7 +135,7 @@ class PrometheusMonitoring(Construct):
             self,
             "RemoteWriteIdentity",
             cluster_name=cluster.cluster_name,
-            namespace=versions.MONITORING_NAMESPACE,
+            namespace=MONITORING_NAMESPACE,
             service_account=PROMETHEUS_SERVICE_ACCOUNT,
             role_arn=role.attr_arn,
         )

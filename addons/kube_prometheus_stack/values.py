@@ -25,9 +25,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from catalog import versions
+from addons.kube_prometheus_stack.pin import KUBE_PROMETHEUS_STACK_RELEASE, MONITORING_NAMESPACE
 from catalog.labels import ROLE_LABEL
-from catalog.versions import KUBE_PROMETHEUS_STACK_RELEASE
 from config.model import EnvironmentConfig
 from observability.manifests import PROMETHEUS_SELECTOR_LABELS, SCHEDULER_READER, labels
 
@@ -100,7 +99,5 @@ def scheduler_metrics_binding() -> dict[str, Any]:
         "kind": "ClusterRoleBinding",
         "metadata": {"labels": labels("scheduler-metrics"), "name": SCHEDULER_READER},
         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": SCHEDULER_READER},
-        "subjects": [
-            {"kind": "ServiceAccount", "name": PROMETHEUS_SERVICE_ACCOUNT, "namespace": versions.MONITORING_NAMESPACE}
-        ],
+        "subjects": [{"kind": "ServiceAccount", "name": PROMETHEUS_SERVICE_ACCOUNT, "namespace": MONITORING_NAMESPACE}],
     }
