@@ -28,7 +28,6 @@ __all__ = [
 
 _ADDON_PINS = addons.pins()
 
-
 IMAGES: tuple[ImagePin, ...] = (
     *(pin for addon in _ADDON_PINS for pin in getattr(addon, "IMAGES", ())),
     ImagePin(
@@ -47,10 +46,11 @@ IMAGES: tuple[ImagePin, ...] = (
         verified=False,
     ),
 )
-"""Every image row; ``policy.infrastructure.images.deployed_images`` picks an environment's."""
+"""Every image row: the add-ons' (in folder order), then the two no add-on owns.
+``policy.infrastructure.images.deployed_images`` picks an environment's."""
 
 IMAGES_BY_REFERENCE: dict[str, ImagePin] = {pin.image: pin for pin in IMAGES}
 
 
-CHARTS: tuple[ChartSource, ...] = (*(chart for addon in _ADDON_PINS for chart in getattr(addon, "CHARTS", ())),)
-"""Every chart row at its pinned version (the add-ons' rows first, in folder order)."""
+CHARTS: tuple[ChartSource, ...] = tuple(chart for addon in _ADDON_PINS for chart in getattr(addon, "CHARTS", ()))
+"""Every chart row at its pinned version: every chart the kit installs is an add-on's, in folder order."""

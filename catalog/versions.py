@@ -23,11 +23,11 @@ SMOKE_TEST_IMAGE = "registry.k8s.io/pause:3.10"
 EXPORTER_BASE_IMAGE = "docker.io/library/python:3.11-slim"
 """Base image of the gang exporter (``exporter/Dockerfile``'s ``FROM``, written there as ``python:3.11-slim``)."""
 
-
 CHART_API_GROUPS: dict[str, tuple[str, ...]] = {
-    **{chart: groups for pin in addons.pins() for chart, groups in getattr(pin, "CHART_API_GROUPS", {}).items()},
+    chart: groups for pin in addons.pins() for chart, groups in getattr(pin, "CHART_API_GROUPS", {}).items()
 }
-"""API groups whose CRDs each chart installs (from its ``crds/`` folder or templates), one row per chart.
+"""API groups whose CRDs each chart installs (from its ``crds/`` folder or templates), one row per chart,
+assembled from every add-on's ``pin.CHART_API_GROUPS``.
 
 The API-before-use check (``policy.checks.api_order``) reads this: an object of one of these groups may be
 applied only after a release of the chart, and a chart without a row fails the check. A release
