@@ -16,7 +16,3 @@ from catalog.regions import REGIONS, EksRegistry
 
 EKS_REGISTRIES: dict[str, EksRegistry] = {code: region.eks_registry for code, region in REGIONS.items()}
 """Each Region's EKS registry: a column of ``catalog.regions.REGIONS`` (a new Region is one row there)."""
-
-EFA_DEVICE_PLUGIN_REPOSITORY = "eks/aws-efa-k8s-device-plugin"
-"""Repository of the EFA device plugin image inside each Region's EKS registry (the chart's default
-``image.repository`` is ``602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/aws-efa-k8s-device-plugin``)."""

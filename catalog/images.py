@@ -4,209 +4,32 @@ One row per image reference (and per chart version). A row names the release it 
 against, where (a file of ``shared/reference/`` or an upstream release page or tag) and when;
 ``verified`` is False where no source we hold confirms it: such a row still deploys, and
 ``make preflight`` checks that its tag resolves in its registry, but nobody has seen the
-release itself. The versions themselves live in ``catalog/versions.py``; the rows are built from
-them, so a bump that forgets its row fails ``tests/catalog/test_images.py``.
+release itself. The versions themselves live in ``catalog/versions.py`` and in the add-ons' pins
+(``addons/<name>/pin.py``, whose ``IMAGES`` and ``CHARTS`` join these tables with no line here); the rows
+are built from them, so a bump that forgets its row fails ``tests/catalog/test_images.py``.
 
 Which rows an environment uses is ``policy.infrastructure.images``; the registry look-ups are ``cli.registry``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import addons
 from catalog import versions
-from catalog.cluster_autoscaler import CLUSTER_AUTOSCALER_RELEASES
-from catalog.karpenter import KARPENTER_RELEASES
+from catalog.pins import CHECKED, ChartSource, ImagePin
 
-CHECKED = "2026-12-03"
-"""When every row below was last checked against its source."""
+__all__ = [
+    "CHARTS",
+    "CHECKED",
+    "IMAGES",
+    "IMAGES_BY_REFERENCE",
+    "ChartSource",
+    "ImagePin",
+]
 
-REFERENCE = "shared/reference"
-"""The read-only copies of upstream files beside the repository (``../shared/reference``)."""
-
-
-@dataclass(frozen=True)
-class ImagePin:
-    """One container image reference the kit deploys, and what confirms it."""
-
-    component: str
-    image: str
-    """``registry/repository:tag``; an empty tag means the deploying chart's own default, not pinned here."""
-    release: str
-    """The upstream release (tag, chart version) the reference was checked against."""
-    source: str
-    verified: bool
-    checked: str = CHECKED
-    deployed_by: str = ""
-    """The chart whose defaults deploy it without a setting of ours (kube-prometheus-stack's images)."""
-
-    @property
-    def registry(self) -> str:
-        return self.image.split("/", 1)[0]
-
-    @property
-    def repository(self) -> str:
-        path = self.image.split("/", 1)[1]
-        return path.rsplit(":", 1)[0] if ":" in path.rsplit("/", 1)[-1] else path
-
-    @property
-    def tag(self) -> str:
-        last = self.image.rsplit("/", 1)[-1]
-        return last.rsplit(":", 1)[1] if ":" in last else ""
-
-
-@dataclass(frozen=True)
-class ChartSource:
-    """One Helm chart version the kit installs, and what confirms it."""
-
-    pin: versions.ChartPin
-    release: str
-    source: str
-    verified: bool
-    checked: str = CHECKED
-
-    @property
-    def oci(self) -> bool:
-        return self.pin.repository.startswith("oci://")
-
-
-def _image(repository: str, tag: str) -> str:
-    return f"{repository}:{tag}" if tag else repository
-
-
-_CA_SOURCES = {
-    "1.36.1": "upstream tag cluster-autoscaler-1.36.1 (https://github.com/kubernetes/autoscaler/releases/tag/"
-    "cluster-autoscaler-1.36.1), the newest tag in the kubernetes/autoscaler snapshot of 2026-08-22 "
-    f"({REFERENCE}/cluster-autoscaler-chart-9.59.1/PROVENANCE.md)",
-}
-_CA_UNCONFIRMED = (
-    "none: branch cluster-autoscaler-release-1.37 had no tag in the snapshot of 2026-08-22 "
-    f"({REFERENCE}/cluster-autoscaler-chart-9.59.1/PROVENANCE.md)"
-)
-
-_KARPENTER_SOURCES = {
-    "1.14.1": f"{REFERENCE}/karpenter-v1.14.1/chart-values.yaml (controller.image: public.ecr.aws/karpenter/"
-    "controller, tag 1.14.1)",
-}
-_KARPENTER_UNCONFIRMED = (
-    "none: AWS documentation describes Karpenter 1.15 (settings.enableDRA), but no stored release or chart shows it"
-)
-
-_KPS = f"{REFERENCE}/kube-prometheus-stack-88.5.3"
-_KPS_RELEASE = f"kube-prometheus-stack {versions.KUBE_PROMETHEUS_STACK_CHART_VERSION}"
-
-
-def _subchart(component: str, repository: str, chart: str) -> ImagePin:
-    return ImagePin(
-        component,
-        repository,
-        chart,
-        f"none: the image is {chart}'s default, and that chart's values are not in {REFERENCE} "
-        f"({_KPS}/Chart.yaml pins only the chart version)",
-        verified=False,
-        deployed_by=versions.KUBE_PROMETHEUS_STACK_CHART,
-    )
-
+_ADDON_PINS = addons.pins()
 
 IMAGES: tuple[ImagePin, ...] = (
-    *(
-        ImagePin(
-            "Cluster Autoscaler",
-            _image(versions.CLUSTER_AUTOSCALER_IMAGE, release.image_tag),
-            f"cluster-autoscaler-{release.version}",
-            _CA_SOURCES.get(release.version, _CA_UNCONFIRMED),
-            verified=release.verified and release.version in _CA_SOURCES,
-        )
-        for release in CLUSTER_AUTOSCALER_RELEASES.values()
-    ),
-    *(
-        ImagePin(
-            "Karpenter controller",
-            _image(versions.KARPENTER_CONTROLLER_IMAGE, release.version),
-            f"karpenter v{release.version}",
-            _KARPENTER_SOURCES.get(release.version, _KARPENTER_UNCONFIRMED),
-            verified=release.verified and release.version in _KARPENTER_SOURCES,
-        )
-        for release in KARPENTER_RELEASES.values()
-    ),
-    ImagePin(
-        "NVIDIA DRA driver (controller and kubelet plugin)",
-        _image(versions.DRA_DRIVER_IMAGE, versions.DRA_DRIVER_IMAGE_TAG),
-        f"dra-driver-nvidia-gpu v{versions.DRA_DRIVER_CHART_VERSION}",
-        f"{REFERENCE}/dra-driver-nvidia-gpu-v0.4.1/chart-values.yaml (image.repository; an empty tag is v + the "
-        "chart's appVersion) and the upstream release tag v0.4.1 (764900e7, 2026-06-30; "
-        f"{REFERENCE}/dra-driver-nvidia-gpu-resourceslices/PROVENANCE.md)",
-        verified=True,
-    ),
-    ImagePin(
-        "NVIDIA device plugin",
-        _image(versions.NVIDIA_DEVICE_PLUGIN_IMAGE, versions.NVIDIA_DEVICE_PLUGIN_IMAGE_TAG),
-        f"nvidia-device-plugin chart {versions.NVIDIA_DEVICE_PLUGIN_CHART_VERSION}",
-        "stored third-party pins of nvcr.io/nvidia/k8s-device-plugin:v0.18.2 (one by digest sha256:b5788e29e7ae..., "
-        "one of AKS's mirror mcr.microsoft.com/oss/v2/nvidia/k8s-device-plugin:v0.18.2) and of the upstream tag "
-        "v0.18.2's static manifest; older stored copies of NVIDIA/k8s-device-plugin's chart show the repository and "
-        "that the tag is the chart's appVersion",
-        verified=True,
-    ),
-    ImagePin(
-        "EFA device plugin (chart default, us-west-2)",
-        _image(versions.EFA_DEVICE_PLUGIN_IMAGE, versions.EFA_DEVICE_PLUGIN_IMAGE_TAG),
-        f"aws-efa-k8s-device-plugin chart {versions.EFA_DEVICE_PLUGIN_CHART_VERSION}",
-        f"{REFERENCE}/aws-efa-k8s-device-plugin-v0.5.30/values.yaml (image.repository, tag v0.5.20)",
-        verified=True,
-    ),
-    ImagePin(
-        "Prometheus Operator",
-        _image("quay.io/prometheus-operator/prometheus-operator", versions.PROMETHEUS_OPERATOR_VERSION),
-        _KPS_RELEASE,
-        f"{_KPS}/values.yaml (prometheusOperator.image, empty tag) and {_KPS}/Chart.yaml (appVersion v0.93.1)",
-        verified=True,
-        deployed_by=versions.KUBE_PROMETHEUS_STACK_CHART,
-    ),
-    ImagePin(
-        "Prometheus config reloader",
-        _image("quay.io/prometheus-operator/prometheus-config-reloader", versions.PROMETHEUS_OPERATOR_VERSION),
-        _KPS_RELEASE,
-        f"{_KPS}/values.yaml (prometheusOperator.prometheusConfigReloader.image, empty tag) and {_KPS}/Chart.yaml "
-        "(appVersion v0.93.1)",
-        verified=True,
-        deployed_by=versions.KUBE_PROMETHEUS_STACK_CHART,
-    ),
-    ImagePin(
-        "Prometheus Operator webhook certificate job",
-        _image("ghcr.io/jkroepke/kube-webhook-certgen", versions.WEBHOOK_CERTGEN_IMAGE_TAG),
-        _KPS_RELEASE,
-        f"{_KPS}/values.yaml (prometheusOperator.admissionWebhooks.patch.image, tag 1.8.7)",
-        verified=True,
-        deployed_by=versions.KUBE_PROMETHEUS_STACK_CHART,
-    ),
-    ImagePin(
-        "Prometheus",
-        _image("quay.io/prometheus/prometheus", versions.PROMETHEUS_IMAGE_TAG),
-        _KPS_RELEASE,
-        f"{_KPS}/values.yaml (prometheus.prometheusSpec.image, tag v3.14.0-distroless)",
-        verified=True,
-        deployed_by=versions.KUBE_PROMETHEUS_STACK_CHART,
-    ),
-    ImagePin(
-        "Alertmanager",
-        _image("quay.io/prometheus/alertmanager", versions.ALERTMANAGER_IMAGE_TAG),
-        _KPS_RELEASE,
-        f"{_KPS}/values.yaml (alertmanager.alertmanagerSpec.image, tag v0.34.0)",
-        verified=True,
-        deployed_by=versions.KUBE_PROMETHEUS_STACK_CHART,
-    ),
-    _subchart("Grafana", "docker.io/grafana/grafana", f"grafana chart {versions.GRAFANA_CHART_VERSION}"),
-    _subchart(
-        "kube-state-metrics",
-        "registry.k8s.io/kube-state-metrics/kube-state-metrics",
-        f"kube-state-metrics chart {versions.KUBE_STATE_METRICS_CHART_VERSION}",
-    ),
-    _subchart(
-        "Prometheus node exporter",
-        "quay.io/prometheus/node-exporter",
-        f"prometheus-node-exporter chart {versions.NODE_EXPORTER_CHART_VERSION}",
-    ),
+    *(pin for addon in _ADDON_PINS for pin in getattr(addon, "IMAGES", ())),
     ImagePin(
         "Smoke-test gangs and gate probes (pause)",
         versions.SMOKE_TEST_IMAGE,
@@ -223,70 +46,11 @@ IMAGES: tuple[ImagePin, ...] = (
         verified=False,
     ),
 )
-"""Every image row; ``policy.infrastructure.images.deployed_images`` picks an environment's."""
+"""Every image row: the add-ons' (in folder order), then the two no add-on owns.
+``policy.infrastructure.images.deployed_images`` picks an environment's."""
 
 IMAGES_BY_REFERENCE: dict[str, ImagePin] = {pin.image: pin for pin in IMAGES}
 
-_EFA_DEFAULT = IMAGES_BY_REFERENCE[f"{versions.EFA_DEVICE_PLUGIN_IMAGE}:{versions.EFA_DEVICE_PLUGIN_IMAGE_TAG}"]
-_EFA_PATH = "/" + versions.EFA_DEVICE_PLUGIN_IMAGE.split("/", 1)[1]
 
-
-def regional_efa_pin(image: str) -> ImagePin | None:
-    """The EFA device plugin row for the same release in another region's EKS registry
-    (``<account>.dkr.ecr.<region>.amazonaws.com/eks/aws-efa-k8s-device-plugin:<the pinned tag>``): the
-    EKS registries carry the same images per region, so the chart default's row holds for it."""
-    registry, _, rest = image.partition("/")
-    parts = registry.split(".")
-    if len(parts) != 6 or parts[1:3] != ["dkr", "ecr"] or f"/{rest}" != f"{_EFA_PATH}:{_EFA_DEFAULT.tag}":
-        return None
-    if image == _EFA_DEFAULT.image:
-        return _EFA_DEFAULT
-    return ImagePin(
-        f"EFA device plugin ({parts[3]})",
-        image,
-        _EFA_DEFAULT.release,
-        f"{_EFA_DEFAULT.source}, the same release in the EKS registry of {parts[3]}",
-        verified=_EFA_DEFAULT.verified,
-    )
-
-
-def _chart(pin: versions.ChartPin, source: str, *, verified: bool = True) -> ChartSource:
-    return ChartSource(pin, f"{pin.chart} {pin.version}", source, verified)
-
-
-def karpenter_charts(version: str) -> tuple[ChartSource, ChartSource]:
-    """The controller and CRD charts of Karpenter ``version`` (one version for both)."""
-    confirmed = version in _KARPENTER_SOURCES and KARPENTER_RELEASES[version].verified
-    source = (
-        f"{REFERENCE}/karpenter-v{version}/ (chart values and CRDs of release v{version})"
-        if confirmed
-        else _KARPENTER_UNCONFIRMED
-    )
-
-    def chart(name: str, repository: str, release: str) -> ChartSource:
-        pin = versions.ChartPin(name, repository, version, release, versions.KARPENTER_NAMESPACE)
-        return _chart(pin, source, verified=confirmed)
-
-    return (
-        chart("karpenter-crd", versions.KARPENTER_CRD_CHART_REPOSITORY, "karpenter-crd"),
-        chart("karpenter", versions.KARPENTER_CHART_REPOSITORY, versions.KARPENTER_RELEASE),
-    )
-
-
-CHARTS: tuple[ChartSource, ...] = (
-    _chart(versions.CLUSTER_AUTOSCALER, f"{REFERENCE}/cluster-autoscaler-chart-9.59.1/Chart.yaml (version 9.59.1)"),
-    _chart(
-        versions.DRA_DRIVER,
-        f"{REFERENCE}/dra-driver-nvidia-gpu-v0.4.1/chart-values.yaml and AWS's install (--version 0.4.1)",
-    ),
-    _chart(
-        versions.NVIDIA_DEVICE_PLUGIN,
-        f"none: no stored source shows the chart nvidia-device-plugin {versions.NVIDIA_DEVICE_PLUGIN_CHART_VERSION} "
-        "itself (its image is confirmed)",
-        verified=False,
-    ),
-    _chart(versions.EFA_DEVICE_PLUGIN, f"{REFERENCE}/aws-efa-k8s-device-plugin-v0.5.30/Chart.yaml (version v0.5.30)"),
-    _chart(versions.KUBE_PROMETHEUS_STACK, f"{_KPS}/Chart.yaml (version 88.5.3)"),
-    *karpenter_charts(versions.KARPENTER_VERSION),
-)
-"""Every chart row at its pinned version; the Karpenter rows follow ``versions.KARPENTER_VERSION``."""
+CHARTS: tuple[ChartSource, ...] = tuple(chart for addon in _ADDON_PINS for chart in getattr(addon, "CHARTS", ()))
+"""Every chart row at its pinned version: every chart the kit installs is an add-on's, in folder order."""

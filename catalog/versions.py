@@ -1,4 +1,4 @@
-"""Every pinned version in one place.
+"""Every pinned version no add-on folder owns (``addons/<name>/pin.py`` holds the rest).
 
 Bumping one of these is a reviewed change: the golden files and the tests that
 read the reference copies in ``../shared/reference`` show what moved.
@@ -6,56 +6,11 @@ read the reference copies in ``../shared/reference`` show what moved.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True)
-class ChartPin:
-    """One pinned Helm release: where the chart comes from, its version, and where it is installed."""
-
-    chart: str
-    repository: str
-    version: str
-    release: str
-    namespace: str
-
+import addons
 
 KUBERNETES_MINOR = "1.37"
 """EKS control-plane version. ``aws_eks_v2.KubernetesVersion`` stops at 1.36, so
 the stack builds it with ``KubernetesVersion.of``."""
-
-DRA_DRIVER_CHART = "dra-driver-nvidia-gpu"
-DRA_DRIVER_CHART_VERSION = "0.4.1"
-DRA_DRIVER_CHART_REPOSITORY = "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu"
-DRA_DRIVER_NAMESPACE = "nvidia"
-DRA_DRIVER_RELEASE = "dra-driver-nvidia-gpu"
-DRA_DRIVER_IMAGE = "registry.k8s.io/dra-driver-nvidia/dra-driver-nvidia-gpu"
-DRA_DRIVER_IMAGE_TAG = f"v{DRA_DRIVER_CHART_VERSION}"
-"""The chart's default: ``image.tag`` empty means ``v`` + its appVersion (the chart's ``values.yaml``)."""
-
-NVIDIA_DEVICE_PLUGIN_CHART = "nvidia-device-plugin"
-NVIDIA_DEVICE_PLUGIN_CHART_VERSION = "0.18.2"
-NVIDIA_DEVICE_PLUGIN_REPOSITORY = "https://nvidia.github.io/k8s-device-plugin"
-NVIDIA_DEVICE_PLUGIN_IMAGE = "nvcr.io/nvidia/k8s-device-plugin"
-NVIDIA_DEVICE_PLUGIN_IMAGE_TAG = f"v{NVIDIA_DEVICE_PLUGIN_CHART_VERSION}"
-"""The chart's default (its appVersion)."""
-
-KARPENTER_VERSION = "1.14.1"
-"""Karpenter controller and CRD charts (one version for both): the newest confirmed release (the
-reference copy's). What it supports, and why not the unconfirmed 1.15.0, is in ``catalog/karpenter.py``."""
-KARPENTER_CHART_REPOSITORY = "oci://public.ecr.aws/karpenter/karpenter"
-KARPENTER_CRD_CHART_REPOSITORY = "oci://public.ecr.aws/karpenter/karpenter-crd"
-KARPENTER_RELEASE = "karpenter"
-"""Must be ``karpenter``: it names the service account that EKS Pod Identity binds to."""
-KARPENTER_NAMESPACE = "kube-system"
-KARPENTER_CONTROLLER_IMAGE = "public.ecr.aws/karpenter/controller"
-"""The chart's default image; its tag is the chart version (``controller.image.tag``)."""
-KARPENTER_AMI_RELEASE = "v20260930"
-"""amazon-eks-ami release behind the ``al2023@<release>`` alias of Karpenter GPU nodes. The alias
-resolves per Kubernetes minor and architecture (the NVIDIA variant for GPU types); an
-EC2NodeClass reports ``AMIsReady=False`` when the release has no AMI for the cluster's minor."""
-KARPENTER_NODEPOOL_API_VERSION = "karpenter.sh/v1"
-KARPENTER_NODECLASS_API_VERSION = "karpenter.k8s.aws/v1"
 
 RESOURCE_API_VERSION = "resource.k8s.io/v1"
 SCHEDULING_API_VERSION = "scheduling.k8s.io/v1beta1"
@@ -68,88 +23,11 @@ SMOKE_TEST_IMAGE = "registry.k8s.io/pause:3.10"
 EXPORTER_BASE_IMAGE = "docker.io/library/python:3.11-slim"
 """Base image of the gang exporter (``exporter/Dockerfile``'s ``FROM``, written there as ``python:3.11-slim``)."""
 
-CLUSTER_AUTOSCALER_CHART = "cluster-autoscaler"
-CLUSTER_AUTOSCALER_CHART_VERSION = "9.59.1"
-CLUSTER_AUTOSCALER_CHART_REPOSITORY = "https://kubernetes.github.io/autoscaler"
-CLUSTER_AUTOSCALER_VERSION = "1.36.1"
-"""Cluster Autoscaler image (the chart's default, v1.35.0, is overridden): the newest confirmed release,
-one minor behind the 1.37 cluster until a 1.37.x is tagged upstream (the skew is acknowledged per
-environment). What each release supports is in ``catalog/cluster_autoscaler.py``."""
-CLUSTER_AUTOSCALER_IMAGE = "registry.k8s.io/autoscaling/cluster-autoscaler"
-CLUSTER_AUTOSCALER_RELEASE = "cluster-autoscaler"
-CLUSTER_AUTOSCALER_NAMESPACE = "kube-system"
-CLUSTER_AUTOSCALER_SERVICE_ACCOUNT = "cluster-autoscaler"
-"""Set explicitly in the chart values: EKS Pod Identity binds the controller role to this name."""
-
-EFA_DEVICE_PLUGIN_CHART = "aws-efa-k8s-device-plugin"
-EFA_DEVICE_PLUGIN_CHART_VERSION = "v0.5.30"
-EFA_DEVICE_PLUGIN_CHART_REPOSITORY = "https://aws.github.io/eks-charts"
-EFA_DEVICE_PLUGIN_NAMESPACE = "kube-system"
-EFA_DEVICE_PLUGIN_IMAGE = "602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/aws-efa-k8s-device-plugin"
-"""The chart's default image, in us-west-2's EKS registry (private ECR: pulling it needs AWS credentials)."""
-EFA_DEVICE_PLUGIN_IMAGE_TAG = "v0.5.20"
-"""The chart's default tag (its appVersion; chart v0.5.30)."""
-
-KUBE_PROMETHEUS_STACK_CHART = "kube-prometheus-stack"
-KUBE_PROMETHEUS_STACK_CHART_VERSION = "88.5.3"
-"""Prometheus Operator 0.93.1, Prometheus, Alertmanager, Grafana 12.11.1 subchart, kube-state-metrics,
-node exporter (``observability.prometheus: install``)."""
-KUBE_PROMETHEUS_STACK_REPOSITORY = "https://prometheus-community.github.io/helm-charts"
-KUBE_PROMETHEUS_STACK_RELEASE = "kube-prometheus-stack"
-PROMETHEUS_OPERATOR_VERSION = "v0.93.1"
-"""The chart's appVersion: the tag of the operator, config-reloader and admission-webhook images."""
-PROMETHEUS_IMAGE_TAG = "v3.14.0-distroless"
-ALERTMANAGER_IMAGE_TAG = "v0.34.0"
-WEBHOOK_CERTGEN_IMAGE_TAG = "1.8.7"
-GRAFANA_CHART_VERSION = "12.11.1"
-KUBE_STATE_METRICS_CHART_VERSION = "8.4.0"
-NODE_EXPORTER_CHART_VERSION = "4.56.1"
-"""Subcharts of kube-prometheus-stack 88.5.3 (its ``Chart.yaml``); their images are their own charts' defaults."""
-MONITORING_NAMESPACE = "monitoring"
-PROMETHEUS_OPERATOR_API_GROUP = "monitoring.coreos.com"
-
-DRA_DRIVER = ChartPin(
-    DRA_DRIVER_CHART, DRA_DRIVER_CHART_REPOSITORY, DRA_DRIVER_CHART_VERSION, DRA_DRIVER_RELEASE, DRA_DRIVER_NAMESPACE
-)
-NVIDIA_DEVICE_PLUGIN = ChartPin(
-    NVIDIA_DEVICE_PLUGIN_CHART,
-    NVIDIA_DEVICE_PLUGIN_REPOSITORY,
-    NVIDIA_DEVICE_PLUGIN_CHART_VERSION,
-    NVIDIA_DEVICE_PLUGIN_CHART,
-    DRA_DRIVER_NAMESPACE,
-)
-CLUSTER_AUTOSCALER = ChartPin(
-    CLUSTER_AUTOSCALER_CHART,
-    CLUSTER_AUTOSCALER_CHART_REPOSITORY,
-    CLUSTER_AUTOSCALER_CHART_VERSION,
-    CLUSTER_AUTOSCALER_RELEASE,
-    CLUSTER_AUTOSCALER_NAMESPACE,
-)
-EFA_DEVICE_PLUGIN = ChartPin(
-    EFA_DEVICE_PLUGIN_CHART,
-    EFA_DEVICE_PLUGIN_CHART_REPOSITORY,
-    EFA_DEVICE_PLUGIN_CHART_VERSION,
-    EFA_DEVICE_PLUGIN_CHART,
-    EFA_DEVICE_PLUGIN_NAMESPACE,
-)
-KUBE_PROMETHEUS_STACK = ChartPin(
-    KUBE_PROMETHEUS_STACK_CHART,
-    KUBE_PROMETHEUS_STACK_REPOSITORY,
-    KUBE_PROMETHEUS_STACK_CHART_VERSION,
-    KUBE_PROMETHEUS_STACK_RELEASE,
-    MONITORING_NAMESPACE,
-)
-
 CHART_API_GROUPS: dict[str, tuple[str, ...]] = {
-    DRA_DRIVER_CHART: ("resource.nvidia.com",),
-    NVIDIA_DEVICE_PLUGIN_CHART: (),
-    "karpenter-crd": ("karpenter.k8s.aws", "karpenter.sh"),
-    "karpenter": ("karpenter.k8s.aws", "karpenter.sh"),
-    KUBE_PROMETHEUS_STACK_CHART: (PROMETHEUS_OPERATOR_API_GROUP,),
-    CLUSTER_AUTOSCALER_CHART: (),  # the ProvisioningRequest CRD is installed apart from the chart
-    EFA_DEVICE_PLUGIN_CHART: (),
+    chart: groups for pin in addons.pins() for chart, groups in getattr(pin, "CHART_API_GROUPS", {}).items()
 }
-"""API groups whose CRDs each chart installs (from its ``crds/`` folder or templates), one row per chart.
+"""API groups whose CRDs each chart installs (from its ``crds/`` folder or templates), one row per chart,
+assembled from every add-on's ``pin.CHART_API_GROUPS``.
 
 The API-before-use check (``policy.checks.api_order``) reads this: an object of one of these groups may be
 applied only after a release of the chart, and a chart without a row fails the check. A release

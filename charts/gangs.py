@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from cdk8s_plus_37 import k8s
 from constructs import Construct
 
+from addons.cluster_autoscaler.plan import GANG_POD_ANNOTATIONS
 from catalog.efa import EFA_RESOURCE, HUGEPAGES_RESOURCE
 from catalog.labels import DOMAIN, ELASTIC_ANNOTATION, POOL_LABEL
 from catalog.launchers import MPI_CONFIG_DIR, SHM_PATH, SSH_DIR
@@ -32,7 +33,6 @@ from policy.gangs.kinds import PodController, kind_of
 from policy.gangs.launch import EnvVar, Launch, Probe, hostfile_name, ssh_secret_name
 from policy.gangs.plan import plan_gang
 from policy.gangs.shapes import SHARED_CLAIM, GangPlan, GroupPlan, Role
-from policy.infrastructure.cluster_autoscaler import GANG_POD_ANNOTATIONS
 
 ROOT_TEMPLATE = "gang"
 

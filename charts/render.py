@@ -19,6 +19,7 @@ from cdk8s import App, Chart
 from constructs import Construct
 from pydantic import BaseModel
 
+from addons.karpenter.plan import karpenter_objects, pool_settings
 from charts.admission_policies import GangAdmissionPolicies
 from charts.cluster_objects import PlatformDeviceClasses, PriorityTiers
 from charts.deployed import DeployedObjects, Objects
@@ -37,7 +38,6 @@ from policy.gangs.shapes import GangPlan
 from policy.gangs.workload_rules import WorkloadRuleError, check_objects
 from policy.gates.fields import subject as object_subject
 from policy.gates.rules import gang_scheduling_native
-from policy.infrastructure.karpenter import karpenter_objects, pool_settings
 from policy.results import Check
 
 OBSERVABILITY_FILE = "observability.yaml"

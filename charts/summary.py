@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from addons.karpenter.settings import KarpenterPoolConfig
 from catalog.device_classes import DEVICE_CLASSES
 from catalog.instances import INSTANCE_TYPES
 from catalog.prices import ON_DEMAND_USD_PER_HOUR
 from catalog.prices import SOURCE as PRICE_SOURCE
 from catalog.priority_tiers import TIERS, PreemptionPolicy
-from config.karpenter import KarpenterPoolConfig
 from config.model import EnvironmentConfig
 from policy.gangs.kinds import kind_of
 from policy.gangs.launch import ssh_secret_name

@@ -13,9 +13,10 @@ from typing import Annotated
 
 from pydantic import Field
 
-from config.cluster_autoscaler import ClusterAutoscalerConfig
+from addons.cluster_autoscaler.settings import ClusterAutoscalerConfig
+from addons.karpenter.settings import KarpenterConfig, KarpenterPoolConfig
+from addons.nvidia_dra_driver.settings import DraDriverConfig
 from config.ephemeral import EphemeralConfig
-from config.karpenter import KarpenterConfig, KarpenterPoolConfig
 from config.model_base import AccountId, DnsLabel, LabelKey, LabelValue, Model, ZoneName, text
 from config.observability import ObservabilityConfig
 from config.platform import PlatformConfig
@@ -226,13 +227,6 @@ class GpuPoolConfig(Model):
     of that profile. Empty: whole GPUs."""
     karpenter: KarpenterPoolConfig | None = None
     """Karpenter-only settings of a ``provider: karpenter`` pool; defaults when left out."""
-
-
-class DraDriverConfig(Model):
-    enabled: bool = True
-    """Install the ``dra-driver-nvidia-gpu`` chart."""
-    compute_domains: bool = False
-    """IMEX/NVLink compute domains; only GB200-class systems need them."""
 
 
 class FeatureGatesConfig(Model):

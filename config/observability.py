@@ -41,9 +41,9 @@ class ObservabilityConfig(Model):
     """Namespace of the exporter, ServiceMonitors, PrometheusRule and dashboard ConfigMap; created when it is
     neither a platform nor a team namespace."""
     prometheus: PrometheusMode = PrometheusMode.INSTALL
-    """`install`: kube-prometheus-stack (pinned in `catalog/versions.py`) on the system nodes, selecting our
-    ServiceMonitors, PrometheusRule and dashboard; `existing`: the cluster already runs the Prometheus Operator,
-    only our objects are applied (`make verify` checks its CRDs are served); `none`: the exporter only, the
+    """`install`: kube-prometheus-stack (pinned in `addons/kube_prometheus_stack/pin.py`) on the system nodes,
+    selecting our ServiceMonitors, PrometheusRule and dashboard; `existing`: the cluster already runs the Prometheus
+    Operator, only our objects are applied (`make verify` checks its CRDs are served); `none`: the exporter only, the
     Operator objects are rendered into `observability.yaml` but not applied."""
     prometheus_storage_gib: Annotated[int, Field(ge=1, le=16384)] = 50
     """Persistent volume of Prometheus (encrypted gp3, through the EBS CSI driver add-on) with `install`."""

@@ -12,7 +12,7 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from catalog.versions import KUBE_PROMETHEUS_STACK_RELEASE
+from addons.kube_prometheus_stack.pin import KUBE_PROMETHEUS_STACK_RELEASE
 
 APP_NAME = "gang-exporter"
 METRICS_PORT = 8080
@@ -59,7 +59,7 @@ def labels(component: str = "exporter") -> dict[str, str]:
 
 PROMETHEUS_SELECTOR_LABELS = {"release": KUBE_PROMETHEUS_STACK_RELEASE}
 """On every ServiceMonitor and PrometheusRule: the installed Prometheus selects by it, the chart's own objects
-carry it too (``observability.prometheus_values``), and an existing Operator set up by the chart's defaults does
+carry it too (``addons.kube_prometheus_stack.values``), and an existing Operator set up by the chart's defaults does
 the same."""
 
 

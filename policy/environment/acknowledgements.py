@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from addons.cluster_autoscaler.pin import CLUSTER_AUTOSCALER_RELEASES
+from addons.karpenter.plan import karpenter_release, uses_karpenter
 from catalog import versions
-from catalog.cluster_autoscaler import CLUSTER_AUTOSCALER_RELEASES
 from config.model import EnvironmentConfig
-from policy.infrastructure.karpenter import karpenter_release, uses_karpenter
 from policy.infrastructure.node_pools import autoscaled_pools
 
 

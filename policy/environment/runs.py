@@ -21,10 +21,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from addons.karpenter.plan import karpenter_pools, node_role_name
 from config.errors import ConfigError
 from config.model import CapacityProvider, EnvironmentConfig
 from policy.environment.load import parse_environment
-from policy.infrastructure.karpenter import karpenter_pools, node_role_name
 from policy.infrastructure.node_pools import node_group_plans
 
 RUN_ID_MAX_LENGTH = 20

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, date
 
-from catalog.cluster_autoscaler import CLUSTER_AUTOSCALER_RELEASES, MAX_MINORS_BEHIND, RELEASES_URL
+from addons.cluster_autoscaler.rules import check_cluster_autoscaler
+from addons.karpenter.rules import check_karpenter, check_karpenter_pools_shape
+from addons.nvidia_dra_driver.pin import DRA_DRIVER_NAMESPACE
 from catalog.efa import EFA_SUPPORT
 from catalog.instances import GPU_FAMILIES, INSTANCE_TYPES, MIG_PROFILES
 from catalog.priority_tiers import TIERS
-from catalog.versions import DRA_DRIVER_NAMESPACE, KUBERNETES_MINOR
 from config.errors import ConfigError
 from config.model import (
     CapacityProvider,
@@ -27,9 +28,8 @@ from policy.environment.ineffective import (
     check_ineffective_settings,
     check_repeated_entries,
 )
-from policy.environment.karpenter import check_karpenter, check_karpenter_pools_shape
 from policy.gates.rules import check_gates
-from policy.infrastructure.node_pools import autoscaled_pools, karpenter_efa_problem, node_group_plans, pool_scaling
+from policy.infrastructure.node_pools import karpenter_efa_problem, node_group_plans, pool_scaling
 
 _GPU_EXAMPLES = "p4d.24xlarge, p5.48xlarge, p5en.48xlarge, p6-b200.48xlarge, g5.*, g6.*, g6e.*"
 
@@ -57,7 +57,7 @@ def validate_environment(env: EnvironmentConfig, *, today: date) -> None:
         _check_efa(pool, where)
         check_capacity_block_end(pool, where, today=today)
         check_ineffective_pool_settings(pool, where)
-    _check_cluster_autoscaler(env)
+    check_cluster_autoscaler(env)
     check_karpenter(env)
     check_observability(env)
     _check_platform(env)
@@ -377,47 +377,6 @@ def _check_efa(pool: GpuPoolConfig, where: str) -> None:
             "a Capacity Block's instances launch where the block was reserved; a placement group of its own "
             "causes insufficient-capacity errors",
             "set capacity.placement_group to the group the block was reserved in, or set placement_group: false",
-        )
-
-
-def _check_cluster_autoscaler(env: EnvironmentConfig) -> None:
-    if not autoscaled_pools(env):
-        return
-    config = env.cluster_autoscaler
-    release = CLUSTER_AUTOSCALER_RELEASES.get(config.version)
-    if release is None:
-        raise ConfigError(
-            "cluster_autoscaler.version",
-            config.version,
-            "not a release in catalog/cluster_autoscaler.py",
-            f"use one of {', '.join(CLUSTER_AUTOSCALER_RELEASES)} or add a checked row to the table",
-        )
-    behind = release.minors_behind(KUBERNETES_MINOR)
-    if behind < 0 or behind > MAX_MINORS_BEHIND:
-        major, _, minor = KUBERNETES_MINOR.partition(".")
-        raise ConfigError(
-            "cluster_autoscaler.version",
-            config.version,
-            f"Cluster Autoscaler's minor must match the cluster's Kubernetes {KUBERNETES_MINOR}",
-            f"use a {KUBERNETES_MINOR}.x release, or a {major}.{int(minor) - MAX_MINORS_BEHIND}.x release with "
-            "cluster_autoscaler.acknowledge_version_skew: true",
-        )
-    if behind and not config.acknowledge_version_skew:
-        raise ConfigError(
-            "cluster_autoscaler.version",
-            config.version,
-            f"Cluster Autoscaler {config.version} is built for Kubernetes {release.kubernetes_minor}, one minor behind "
-            f"the cluster's {KUBERNETES_MINOR}, and its minor should match the cluster's",
-            "set cluster_autoscaler.acknowledge_version_skew: true to run it until a "
-            f"{KUBERNETES_MINOR}.x release is confirmed, or use a confirmed {KUBERNETES_MINOR}.x release",
-        )
-    if not release.verified and not config.acknowledge_unverified_release:
-        raise ConfigError(
-            "cluster_autoscaler.version",
-            config.version,
-            "this release's row is an assumption: no such tag upstream was checked yet",
-            f"check {RELEASES_URL}, then set verified=True on the row; or set "
-            "cluster_autoscaler.acknowledge_unverified_release: true",
         )
 
 

@@ -12,12 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from catalog.efa import EFA_HUGEPAGES_PER_NODE_MIB, EFA_LABEL, EFA_RESOURCE, EFA_SUPPORT
-from catalog.eks_registries import EFA_DEVICE_PLUGIN_REPOSITORY, EKS_REGISTRIES
+from catalog.efa import EFA_HUGEPAGES_PER_NODE_MIB, EFA_RESOURCE, EFA_SUPPORT
 from catalog.instances import INSTANCE_TYPES
 from config.model import EnvironmentConfig, GpuPoolConfig
 from policy.infrastructure.capacity import MIG_SLICES_PER_GPU
-from policy.infrastructure.node_pools import efa_enabled, efa_interfaces_per_node, max_nodes, tolerations_for
+from policy.infrastructure.node_pools import efa_enabled, efa_interfaces_per_node, max_nodes
 
 
 @dataclass(frozen=True)
@@ -44,27 +43,6 @@ def efa_network_interfaces(pool: GpuPoolConfig) -> list[NetworkInterfaceSpec]:
 
 def efa_pools(env: EnvironmentConfig) -> tuple[GpuPoolConfig, ...]:
     return tuple(p for p in env.gpu_pools if efa_enabled(p))
-
-
-def efa_device_plugin_image(region: str) -> str:
-    """The EFA device plugin image repository in ``region``'s EKS registry (a column of ``catalog/regions.py``,
-    whose every row has one; config refuses a region outside the table).
-
-    The chart's default names us-west-2's registry; nodes elsewhere would pull across Regions, or fail
-    to (China and GovCloud Regions cannot reach it)."""
-    return f"{EKS_REGISTRIES[region].host(region)}/{EFA_DEVICE_PLUGIN_REPOSITORY}"
-
-
-def efa_device_plugin_values(env: EnvironmentConfig) -> dict[str, Any]:
-    """Values for chart ``aws-efa-k8s-device-plugin``: its DaemonSet only on EFA pools, tolerating their taints,
-    its image from the cluster's Region's EKS registry (the tag stays the chart's ``appVersion``).
-    The chart's own affinity (``supportedInstanceLabels``) lists every EFA type this kit knows."""
-    taints = tuple(t for p in efa_pools(env) for t in p.taints)
-    return {
-        "image": {"repository": efa_device_plugin_image(env.region)},
-        "nodeSelector": {EFA_LABEL: "true"},
-        "tolerations": tolerations_for(taints),
-    }
 
 
 @dataclass(frozen=True)

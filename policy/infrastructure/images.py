@@ -14,21 +14,31 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from catalog import versions
-from catalog.images import (
-    CHARTS,
-    IMAGES,
-    IMAGES_BY_REFERENCE,
-    ChartSource,
-    ImagePin,
-    karpenter_charts,
+from addons.cluster_autoscaler.pin import CLUSTER_AUTOSCALER_CHART, CLUSTER_AUTOSCALER_IMAGE
+from addons.cluster_autoscaler.plan import cluster_autoscaler_values
+from addons.efa_device_plugin.pin import (
+    EFA_DEVICE_PLUGIN_CHART,
+    EFA_DEVICE_PLUGIN_IMAGE,
+    EFA_DEVICE_PLUGIN_IMAGE_TAG,
     regional_efa_pin,
 )
+from addons.efa_device_plugin.plan import efa_device_plugin_values
+from addons.karpenter.pin import KARPENTER_CONTROLLER_IMAGE, karpenter_charts
+from addons.karpenter.plan import uses_karpenter
+from addons.kube_prometheus_stack.pin import KUBE_PROMETHEUS_STACK_CHART
+from addons.nvidia_dra_driver.pin import (
+    DRA_DRIVER_CHART,
+    DRA_DRIVER_IMAGE,
+    DRA_DRIVER_IMAGE_TAG,
+    NVIDIA_DEVICE_PLUGIN_CHART,
+    NVIDIA_DEVICE_PLUGIN_IMAGE,
+    NVIDIA_DEVICE_PLUGIN_IMAGE_TAG,
+)
+from catalog import versions
+from catalog.images import CHARTS, IMAGES, IMAGES_BY_REFERENCE, ChartSource, ImagePin
 from config.model import EnvironmentConfig
 from config.observability import PrometheusMode
-from policy.infrastructure.cluster_autoscaler import cluster_autoscaler_values
-from policy.infrastructure.efa import efa_device_plugin_values, efa_pools
-from policy.infrastructure.karpenter import uses_karpenter
+from policy.infrastructure.efa import efa_pools
 from policy.infrastructure.node_pools import autoscaled_pools
 from policy.results import Check, Status
 
@@ -56,20 +66,20 @@ def deployed_images(env: EnvironmentConfig) -> list[ImagePin]:
     rows: list[ImagePin] = []
     if autoscaled_pools(env):
         values = cluster_autoscaler_values(env)
-        rows.append(_row("Cluster Autoscaler", _values_image(values, versions.CLUSTER_AUTOSCALER_IMAGE, "")))
+        rows.append(_row("Cluster Autoscaler", _values_image(values, CLUSTER_AUTOSCALER_IMAGE, "")))
     if uses_karpenter(env):
-        rows.append(_row("Karpenter controller", f"{versions.KARPENTER_CONTROLLER_IMAGE}:{env.karpenter.version}"))
+        rows.append(_row("Karpenter controller", f"{KARPENTER_CONTROLLER_IMAGE}:{env.karpenter.version}"))
     if env.dra_driver.enabled:
-        rows.append(_row("NVIDIA DRA driver", f"{versions.DRA_DRIVER_IMAGE}:{versions.DRA_DRIVER_IMAGE_TAG}"))
+        rows.append(_row("NVIDIA DRA driver", f"{DRA_DRIVER_IMAGE}:{DRA_DRIVER_IMAGE_TAG}"))
     if any(pool.device_plugin for pool in env.gpu_pools):
-        plugin = f"{versions.NVIDIA_DEVICE_PLUGIN_IMAGE}:{versions.NVIDIA_DEVICE_PLUGIN_IMAGE_TAG}"
+        plugin = f"{NVIDIA_DEVICE_PLUGIN_IMAGE}:{NVIDIA_DEVICE_PLUGIN_IMAGE_TAG}"
         rows.append(_row("NVIDIA device plugin", plugin))
     if efa_pools(env):
         values = efa_device_plugin_values(env)
-        efa = _values_image(values, versions.EFA_DEVICE_PLUGIN_IMAGE, versions.EFA_DEVICE_PLUGIN_IMAGE_TAG)
+        efa = _values_image(values, EFA_DEVICE_PLUGIN_IMAGE, EFA_DEVICE_PLUGIN_IMAGE_TAG)
         rows.append(regional_efa_pin(efa) or _row("EFA device plugin", efa))
     if env.observability.enabled and env.observability.prometheus is PrometheusMode.INSTALL:
-        rows.extend(pin for pin in IMAGES if pin.deployed_by == versions.KUBE_PROMETHEUS_STACK_CHART)
+        rows.extend(pin for pin in IMAGES if pin.deployed_by == KUBE_PROMETHEUS_STACK_CHART)
     rows.append(_row("pause", versions.SMOKE_TEST_IMAGE))
     if env.observability.enabled:
         rows.append(_row("Gang exporter base image", versions.EXPORTER_BASE_IMAGE))
@@ -80,17 +90,17 @@ def deployed_charts(env: EnvironmentConfig) -> list[ChartSource]:
     """The chart rows ``env`` installs, in a fixed order."""
     rows: list[ChartSource] = []
     if autoscaled_pools(env):
-        rows += _charts(versions.CLUSTER_AUTOSCALER_CHART)
+        rows += _charts(CLUSTER_AUTOSCALER_CHART)
     if uses_karpenter(env):
         rows += karpenter_charts(env.karpenter.version)
     if env.dra_driver.enabled:
-        rows += _charts(versions.DRA_DRIVER_CHART)
+        rows += _charts(DRA_DRIVER_CHART)
     if any(pool.device_plugin for pool in env.gpu_pools):
-        rows += _charts(versions.NVIDIA_DEVICE_PLUGIN_CHART)
+        rows += _charts(NVIDIA_DEVICE_PLUGIN_CHART)
     if efa_pools(env):
-        rows += _charts(versions.EFA_DEVICE_PLUGIN_CHART)
+        rows += _charts(EFA_DEVICE_PLUGIN_CHART)
     if env.observability.enabled and env.observability.prometheus is PrometheusMode.INSTALL:
-        rows += _charts(versions.KUBE_PROMETHEUS_STACK_CHART)
+        rows += _charts(KUBE_PROMETHEUS_STACK_CHART)
     return rows
 
 

@@ -8,9 +8,10 @@ from datetime import UTC, timedelta
 
 import yaml
 
-from catalog.cluster_autoscaler import NODE_READY_SECONDS, SCALE_UP_DECISION_SECONDS
+from addons.cluster_autoscaler.pin import NODE_READY_SECONDS, SCALE_UP_DECISION_SECONDS
+from addons.karpenter.pin import KARPENTER_RELEASES
+from addons.karpenter.settings import KarpenterMode, KarpenterPoolConfig
 from catalog.efa import EFA_LABEL, EFA_SUPPORT
-from catalog.karpenter import KARPENTER_RELEASES
 from catalog.labels import (
     DEVICE_MANAGEMENT_DEVICE_PLUGIN,
     DEVICE_MANAGEMENT_DRA,
@@ -20,7 +21,6 @@ from catalog.labels import (
     ROLE_LABEL,
 )
 from catalog.versions import NODEADM_API_VERSION
-from config.karpenter import KarpenterMode, KarpenterPoolConfig
 from config.model import CapacityProvider, CapacityType, EnvironmentConfig, GpuPoolConfig, PoolScaling, Taint
 from policy.gates.rules import kubelet_feature_gates
 
@@ -200,7 +200,7 @@ def reachable_nodes(env: EnvironmentConfig, pool: GpuPoolConfig, *, preempting_p
 def scale_up_delay_seconds(env: EnvironmentConfig, pool: GpuPoolConfig) -> float:
     """Typical time from a pending pod to a Ready node added for it: 0 where every node already exists,
     otherwise Cluster Autoscaler's decision bound plus its node-provisioning figure
-    (``catalog.cluster_autoscaler``); Karpenter nodes boot the same AMI and drivers."""
+    (``addons.cluster_autoscaler.pin``); Karpenter nodes boot the same AMI and drivers."""
     del env
     static = (
         _karpenter_mode(pool) is KarpenterMode.STATIC

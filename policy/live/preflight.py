@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from addons.karpenter.plan import allowed_instance_types, karpenter_pools, pool_settings
+from addons.karpenter.settings import CapacityReservationSelector, KarpenterCapacityType
 from catalog.instances import INSTANCE_TYPES
 from catalog.quotas import Market, VcpuQuota, vcpu_quota
-from config.karpenter import CapacityReservationSelector, KarpenterCapacityType
 from config.model import CapacityProvider, CapacityType, EnvironmentConfig, GpuPoolConfig
-from policy.infrastructure.karpenter import allowed_instance_types, karpenter_pools, pool_settings
 from policy.infrastructure.node_pools import max_nodes
 from policy.results import Check, Status
 

@@ -82,3 +82,13 @@ def test_the_exporter_stands_alone(tree: Path) -> None:
     result = _lint_imports(tree)
     assert result.returncode == 1
     assert "The gang exporter (its own image) imports none of the platform's packages BROKEN" in result.stdout
+
+
+def test_an_addon_pin_importing_a_construct_breaks_the_contracts(tree: Path) -> None:
+    # A pin is catalog data: reaching up to its own construct breaks the add-on's layers and the pin's own rule.
+    _add_import(tree, "addons.cluster_autoscaler.pin", "import addons.cluster_autoscaler.construct")
+    result = _lint_imports(tree)
+    assert result.returncode == 1
+    assert "Inside an add-on: construct -> plan, rules -> settings -> pin BROKEN" in result.stdout
+    assert "An add-on's pin imports catalog alone BROKEN" in result.stdout
+    assert "addons.cluster_autoscaler.pin -> addons.cluster_autoscaler.construct" in result.stdout

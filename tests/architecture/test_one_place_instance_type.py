@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-COPIED = ("catalog", "config", "policy", "cli", "exporter", "environments", "observability", "charts")
+COPIED = ("catalog", "config", "policy", "cli", "exporter", "environments", "observability", "charts", "addons")
 ANCHOR = '    _gpu("p6-b200.48xlarge",'
 NEW_ROW = '    _gpu("p9.48xlarge",       192, 2048, 8, GpuModel.H100_80GB,  Efa(32, 32), True,  99.5),\n'
 
@@ -83,7 +83,7 @@ def test_the_exporter_copy_is_generated_from_the_rows() -> None:
 
 
 def test_a_stale_exporter_copy_is_refused_with_the_fix(tmp_path: Path) -> None:
-    for folder in ("catalog", "config", "cli", "exporter"):
+    for folder in ("catalog", "config", "cli", "exporter", "addons"):
         shutil.copytree(REPO / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
     copy = tmp_path / "exporter" / "gang_exporter" / "gpus.py"
     copy.write_text(copy.read_text().replace('    "g5": "A10G",\n', ""))

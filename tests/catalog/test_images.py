@@ -19,10 +19,22 @@ import boto3
 import pytest
 import yaml
 
+from addons.cluster_autoscaler.pin import (
+    CLUSTER_AUTOSCALER_CHART_VERSION,
+    CLUSTER_AUTOSCALER_IMAGE,
+    CLUSTER_AUTOSCALER_RELEASES,
+    CLUSTER_AUTOSCALER_VERSION,
+)
+from addons.efa_device_plugin.pin import EFA_DEVICE_PLUGIN_IMAGE_TAG, regional_efa_pin
+from addons.karpenter.pin import KARPENTER_CONTROLLER_IMAGE, KARPENTER_RELEASES, KARPENTER_VERSION
+from addons.kube_prometheus_stack.pin import (
+    GRAFANA_CHART_VERSION,
+    KUBE_PROMETHEUS_STACK_CHART_VERSION,
+    PROMETHEUS_OPERATOR_VERSION,
+)
+from addons.nvidia_dra_driver.pin import DRA_DRIVER_CHART, DRA_DRIVER_IMAGE
 from catalog import versions
-from catalog.cluster_autoscaler import CLUSTER_AUTOSCALER_RELEASES
-from catalog.images import CHARTS, CHECKED, IMAGES, IMAGES_BY_REFERENCE, ImagePin, regional_efa_pin
-from catalog.karpenter import KARPENTER_RELEASES
+from catalog.images import CHARTS, CHECKED, IMAGES, IMAGES_BY_REFERENCE, ImagePin
 from cli.registry import MANIFEST_TYPES, RegistryClient, look_up
 from config.load import ENVIRONMENTS_DIR, REPO_ROOT, environment_names
 from policy.environment.acknowledgements import UNVERIFIED_RELEASES, acknowledged_risks
@@ -89,7 +101,7 @@ def test_every_row_names_its_release_source_and_date() -> None:
 
 
 def test_cluster_autoscaler_pins_the_newest_confirmed_release_and_keeps_1_37_0_unverified() -> None:
-    pinned = IMAGES_BY_REFERENCE[f"{versions.CLUSTER_AUTOSCALER_IMAGE}:v{versions.CLUSTER_AUTOSCALER_VERSION}"]
+    pinned = IMAGES_BY_REFERENCE[f"{CLUSTER_AUTOSCALER_IMAGE}:v{CLUSTER_AUTOSCALER_VERSION}"]
     assert (pinned.tag, pinned.release, pinned.verified) == ("v1.36.1", "cluster-autoscaler-1.36.1", True)
     assert "releases/tag/cluster-autoscaler-1.36.1" in pinned.source
     later = IMAGES_BY_REFERENCE["registry.k8s.io/autoscaling/cluster-autoscaler:v1.37.0"]
@@ -98,7 +110,7 @@ def test_cluster_autoscaler_pins_the_newest_confirmed_release_and_keeps_1_37_0_u
 
 
 def test_karpenter_pins_the_confirmed_release_and_keeps_1_15_0_unverified() -> None:
-    pinned = IMAGES_BY_REFERENCE[f"{versions.KARPENTER_CONTROLLER_IMAGE}:{versions.KARPENTER_VERSION}"]
+    pinned = IMAGES_BY_REFERENCE[f"{KARPENTER_CONTROLLER_IMAGE}:{KARPENTER_VERSION}"]
     assert (pinned.tag, pinned.verified) == ("1.14.1", True)
     assert not IMAGES_BY_REFERENCE["public.ecr.aws/karpenter/controller:1.15.0"].verified
     assert not KARPENTER_RELEASES["1.15.0"].verified
@@ -126,9 +138,9 @@ def test_rows_from_reference_copies_match_them() -> None:
     """What a verified row says it read in ``shared/reference`` is what the copy says."""
     kps = _yaml(REFERENCE / "kube-prometheus-stack-88.5.3" / "values.yaml")
     kps_chart = _yaml(REFERENCE / "kube-prometheus-stack-88.5.3" / "Chart.yaml")
-    assert kps_chart["version"] == versions.KUBE_PROMETHEUS_STACK_CHART_VERSION
-    assert kps_chart["appVersion"] == versions.PROMETHEUS_OPERATOR_VERSION
-    assert {d["name"]: d["version"] for d in kps_chart["dependencies"]}["grafana"] == versions.GRAFANA_CHART_VERSION
+    assert kps_chart["version"] == KUBE_PROMETHEUS_STACK_CHART_VERSION
+    assert kps_chart["appVersion"] == PROMETHEUS_OPERATOR_VERSION
+    assert {d["name"]: d["version"] for d in kps_chart["dependencies"]}["grafana"] == GRAFANA_CHART_VERSION
     operator = kps["prometheusOperator"]
     for values, name in (
         (operator["image"], "prometheus-operator/prometheus-operator"),
@@ -143,11 +155,11 @@ def test_rows_from_reference_copies_match_them() -> None:
     efa = _yaml(REFERENCE / "aws-efa-k8s-device-plugin-v0.5.30" / "values.yaml")["image"]
     assert f"{efa['repository']}:{efa['tag']}" in IMAGES_BY_REFERENCE
     karpenter = _yaml(REFERENCE / "karpenter-v1.14.1" / "chart-values.yaml")["controller"]["image"]
-    assert f"{karpenter['repository']}:{karpenter['tag']}" == f"{versions.KARPENTER_CONTROLLER_IMAGE}:1.14.1"
+    assert f"{karpenter['repository']}:{karpenter['tag']}" == f"{KARPENTER_CONTROLLER_IMAGE}:1.14.1"
     dra = _yaml(REFERENCE / "dra-driver-nvidia-gpu-v0.4.1" / "chart-values.yaml")["image"]
-    assert (dra["repository"], dra["tag"]) == (versions.DRA_DRIVER_IMAGE, "")
+    assert (dra["repository"], dra["tag"]) == (DRA_DRIVER_IMAGE, "")
     ca = _yaml(REFERENCE / "cluster-autoscaler-chart-9.59.1" / "Chart.yaml")
-    assert ca["version"] == versions.CLUSTER_AUTOSCALER_CHART_VERSION
+    assert ca["version"] == CLUSTER_AUTOSCALER_CHART_VERSION
 
 
 # --- shipped environments acknowledge no unverified release ----------------------------------------
@@ -283,7 +295,7 @@ def test_http_chart_repository_is_read_from_its_index(registries: FakeRegistries
 
 
 def test_oci_chart_is_a_manifest(registries: FakeRegistries) -> None:
-    (dra,) = [c for c in CHARTS if c.pin.chart == versions.DRA_DRIVER_CHART]
+    (dra,) = [c for c in CHARTS if c.pin.chart == DRA_DRIVER_CHART]
     registries.manifests.add(("registry.k8s.io", "dra-driver-nvidia/charts/dra-driver-nvidia-gpu", "0.4.1"))
     lookup = _client(registries).chart(dra)
     assert lookup.outcome is Outcome.FOUND
@@ -461,7 +473,7 @@ def test_efa_device_plugin_in_another_regions_eks_registry_keeps_its_row(monkeyp
     import policy.infrastructure.images
 
     east = "602401143452.dkr.ecr.us-east-1.amazonaws.com/eks/aws-efa-k8s-device-plugin"
-    values = {"image": {"repository": east, "tag": versions.EFA_DEVICE_PLUGIN_IMAGE_TAG}}
+    values = {"image": {"repository": east, "tag": EFA_DEVICE_PLUGIN_IMAGE_TAG}}
     monkeypatch.setattr(policy.infrastructure.images, "efa_device_plugin_values", lambda env: values)
     (efa,) = [p for p in deployed_images(load_environment(name="dev")) if "efa" in p.image]
     assert (efa.image, efa.component, efa.release, efa.verified) == (

@@ -35,7 +35,7 @@ from tests.environments import workload_aware, workload_aware_data, workload_awa
 
 DIST = REPO_ROOT / "dist"
 # Custom kinds kubernetes-validate has no schema for: Karpenter's (checked against the reference
-# CRDs in tests/karpenter) and the Prometheus Operator's.
+# CRDs in tests/addons/karpenter) and the Prometheus Operator's.
 CUSTOM_RESOURCE_GROUPS = frozenset({"karpenter.sh", "karpenter.k8s.aws", "monitoring.coreos.com"})
 
 # Exactly the sample devices each class must select; everything else must be rejected.
@@ -108,7 +108,7 @@ def test_every_rendered_object_validates_strictly_against_1_37(env_name: str) ->
     rendered = shipped_render(env_name)
     for obj in rendered.all_objects():
         if obj["apiVersion"].split("/")[0] in CUSTOM_RESOURCE_GROUPS:
-            continue  # validated against their own CRDs (tests/karpenter) or not ours to define
+            continue  # validated against their own CRDs (tests/addons/karpenter) or not ours to define
         kubernetes_validate.validate(obj, "1.37.0", strict=True)
 
 

@@ -14,8 +14,8 @@ import pytest
 from cli.cdk_messages import cdk_warnings
 from policy.environment.acknowledgements import Acknowledgement, acknowledged_risks
 from policy.environment.load import load_environment
+from tests.addons.karpenter.conftest import example_data
 from tests.conftest import env_from
-from tests.karpenter.conftest import example_data
 
 Synth = Callable[[str], dict[str, Any]]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
+from addons.kube_prometheus_stack.pin import PROMETHEUS_OPERATOR_API_GROUP
 from catalog import versions
 from config.model import EnvironmentConfig
 from config.observability import PrometheusMode
@@ -36,7 +37,7 @@ class Violation:
 def assumed_api_groups(env: EnvironmentConfig) -> frozenset[str]:
     """API groups the environment states the cluster already serves (``make verify`` checks them)."""
     if env.observability.enabled and env.observability.prometheus is PrometheusMode.EXISTING:
-        return frozenset({versions.PROMETHEUS_OPERATOR_API_GROUP})
+        return frozenset({PROMETHEUS_OPERATOR_API_GROUP})
     return frozenset()
 
 

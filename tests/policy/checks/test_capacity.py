@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from catalog import karpenter as karpenter_catalog
+from addons.karpenter import pin as karpenter_catalog
 from config.load import REPO_ROOT
 from config.model import PoolScaling
 from policy.checks.capacity import check_capacity

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from catalog.cluster_autoscaler import CLUSTER_AUTOSCALER_RELEASES, ClusterAutoscalerRelease
+from addons.cluster_autoscaler.pin import CLUSTER_AUTOSCALER_RELEASES, ClusterAutoscalerRelease
 from policy.environment.load import load_environment
 from tests import yaml_files
 from tests.conftest import EXAMPLE_ENVIRONMENTS, env_from

@@ -10,19 +10,23 @@ from typing import Any
 
 import pytest
 
-from catalog.cluster_autoscaler import CLUSTER_AUTOSCALER_RELEASES, discovery_tag
+from addons.cluster_autoscaler.pin import (
+    CLUSTER_AUTOSCALER_CHART_VERSION,
+    CLUSTER_AUTOSCALER_RELEASES,
+    CLUSTER_AUTOSCALER_VERSION,
+    discovery_tag,
+)
+from addons.cluster_autoscaler.plan import cluster_autoscaler_values, node_template_tags
+from addons.efa_device_plugin.plan import efa_device_plugin_image, efa_device_plugin_values
 from catalog.efa import EFA_SUPPORT
 from catalog.instances import INSTANCE_TYPES
-from catalog.versions import CLUSTER_AUTOSCALER_CHART_VERSION, CLUSTER_AUTOSCALER_VERSION, KUBERNETES_MINOR
+from catalog.versions import KUBERNETES_MINOR
 from config.load import REPO_ROOT
 from config.model import CapacityProvider, CapacityType
 from policy.environment.acknowledgements import AcknowledgedRisk, Acknowledgement, cluster_autoscaler_risks
 from policy.environment.load import load_environment
-from policy.infrastructure.cluster_autoscaler import cluster_autoscaler_values, node_template_tags
 from policy.infrastructure.efa import (
     EfaPodSettings,
-    efa_device_plugin_image,
-    efa_device_plugin_values,
     efa_network_interfaces,
     efa_placement,
     karpenter_network_interfaces,
@@ -217,7 +221,7 @@ def test_runs_on_one_kind_of_pool_are_not_pinned() -> None:
 
 
 def test_karpenter_efa_pool_gets_the_interfaces_of_its_type() -> None:
-    from policy.infrastructure.karpenter import karpenter_objects
+    from addons.karpenter.plan import karpenter_objects
 
     env = load_environment(name="karpenter-example")
     block = next(p for p in env.gpu_pools if p.name == "h200-block")  # Karpenter static, p5en.48xlarge

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from addons.nvidia_dra_driver.values import device_plugin_values, dra_driver_values
 from catalog.labels import DEVICE_MANAGEMENT_LABEL
 from policy.environment.load import load_environment
-from policy.infrastructure.dra_driver import device_plugin_values, dra_driver_values
 from policy.infrastructure.node_pools import gpu_node_labels, node_config_user_data, node_group_plans
 from tests import yaml_files
 from tests.chart_values import unknown_keys
