@@ -88,10 +88,13 @@ def skip_argument_type_checks() -> None:
         for module, name in _HOOKS
         if not hasattr({"_type_checking": _type_checking, "_kernel": _kernel}[module], name)
     ]
-    if not missing and not isinstance(_type_checking._type_hints_cache, dict):
-        missing = ["a dict jsii._type_checking._type_hints_cache"]
-    if missing or not callable(reference):
-        does_not_apply("fast-path", f"jsii {jsii_release()}", f"{', '.join(missing) or 'its reference maker'} missing")
+    reason = f"{', '.join(missing)} missing" if missing else None
+    if reason is None and not isinstance(_type_checking._type_hints_cache, dict):
+        reason = "jsii._type_checking._type_hints_cache is not a dict"
+    if reason is None and not callable(reference):
+        reason = "jsii._kernel._make_reference_for_native is not a function"
+    if reason is not None:
+        does_not_apply("fast-path", f"jsii {jsii_release()}", reason)
         return
     stock = {name: getattr(_type_checking, name) for name in ("_resolved_check", "_type_hints_cache")}
 
