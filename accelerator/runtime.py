@@ -104,7 +104,7 @@ def skip_argument_type_checks() -> None:
     def restore() -> None:  # a struct the fast path cannot read: jsii's own path again, checks included
         for name, value in stock.items():
             setattr(_type_checking, name, value)
-        _kernel._make_reference_for_native = reference
+        setattr(_kernel, "_make_reference_for_native", reference)  # noqa: B010 - its own function again
 
     _type_checking._resolved_check = unchecked
     _type_checking._type_hints_cache = _UnresolvedHintsCache()

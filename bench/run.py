@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import random
 import shutil
 import signal
 import statistics
@@ -100,7 +101,10 @@ these with it: ``accelerator.NEEDS``) is what the direct channel alone buys."""
 def _accelerator_variants() -> dict[str, tuple[dict[str, str], tuple[str, ...]]]:
     """Each variant's environment additions and interpreter flags."""
     on = {SWITCH: "on", SKIP: ""}
-    variants = {ACCELERATOR_ON: (on, ()), "accelerator off": ({SWITCH: "off", SKIP: ""}, ())}
+    variants: dict[str, tuple[dict[str, str], tuple[str, ...]]] = {
+        ACCELERATOR_ON: (on, ()),
+        "accelerator off": ({SWITCH: "off", SKIP: ""}, ()),
+    }
     for part in PARTS:
         variants[f"on - {part}"] = (on | {SKIP: part}, ())
     variants[f"on - {'+'.join(DIRECT_CHANNEL_ALONE)}"] = (on | {SKIP: ",".join(DIRECT_CHANNEL_ALONE)}, ())
@@ -113,13 +117,26 @@ def _accelerator(args: argparse.Namespace, env: dict[str, str]) -> int:
     variants = _accelerator_variants()
     samples: dict[tuple[str, str], list[Sample]] = defaultdict(list)
     print(f"before: {_load()}", flush=True)
+    order = random.Random(1)
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         out = Path(tmp)
+        # Every variant reads bytecode compiled for it (python -O's own files too), written by a warm-up
+        # run of each command that also fills the code cache; a PYTHONDONTWRITEBYTECODE set would
+        # otherwise have python -O compile every module in every run.
+        env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"} | {
+            "PYTHONPYCACHEPREFIX": str(out / "pycache")
+        }
         fleet = args.accelerator_fleet
         teams = write_runs(out / f"teams-{fleet}", count=fleet) if fleet else None
         fleet_environment(out / "dev-fleet.yaml")
+        for additions, flags in variants.values():
+            warm = out / "warm-up"
+            for command in (["cli.render"], ["cli.synth", "--cdk-out", str(warm / "cdk.out")]):
+                run_tree([sys.executable, *flags, "-m", *command, "--dist", str(warm)], env=env | additions)
         for round_index in range(max(args.repeat, args.fleet_repeat if fleet else 0)):
-            for variant, (additions, flags) in variants.items():
+            plan = list(variants.items())
+            order.shuffle(plan)  # no variant always first in a round: the machine's drift hits each alike
+            for variant, (additions, flags) in plan:
                 py = [sys.executable, *flags]
                 commands = {}
                 if round_index < args.repeat:
