@@ -115,6 +115,15 @@ def _accelerator_variants() -> dict[str, tuple[dict[str, str], tuple[str, ...]]]
 def _accelerator(args: argparse.Namespace, env: dict[str, str]) -> int:
     """What each part of the accelerator buys (``--accelerator``)."""
     variants = _accelerator_variants()
+    if args.variants:
+        chosen = [name.strip() for name in args.variants.split(",")]
+        unknown = sorted(set(chosen) - variants.keys())
+        if unknown:
+            print(
+                f"error: --variants: no variant {', '.join(unknown)}; fix: use {', '.join(variants)}", file=sys.stderr
+            )
+            return 2
+        variants = {name: variants[name] for name in variants if name in chosen or name == ACCELERATOR_ON}
     samples: dict[tuple[str, str], list[Sample]] = defaultdict(list)
     print(f"before: {_load()}", flush=True)
     order = random.Random(1)
@@ -230,6 +239,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--accelerator", action="store_true", help="what each part of the accelerator buys")
     parser.add_argument(
         "--accelerator-fleet", type=int, default=0, help="with --accelerator: also render this many runs"
+    )
+    parser.add_argument(
+        "--variants",
+        default="",
+        help="with --accelerator: only these variants (comma-separated) and the accelerator on",
     )
     args = parser.parse_args(argv)
     os.chdir(ROOT)
