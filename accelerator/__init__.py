@@ -33,7 +33,6 @@ PARTS = {
     "code-cache": "the kernel's modules compile from a V8 code cache (code_cache.js)",
     "kernel-rewrites": "two statements of jsii's kernel bundle rewritten (kernel_rewrites.js)",
     "gc-pause": "the cyclic collector off while a command imports, then what it imported frozen",
-    "fast-exit": "a command exits once the runtime stopped, without the interpreter's teardown",
     "parallel-synth": "make synth renders in a forked process while the synthesis loads aws-cdk-lib",
 }
 """Each part and what it does (the names ``GPU_PLATFORM_ACCELERATOR_SKIP`` takes)."""

@@ -224,35 +224,6 @@ def test_a_kernel_bundle_without_the_rewritten_statement_runs_as_shipped(tmp_pat
     assert _digests(dist / "dev") == _digests(REPO_ROOT / "dist" / "dev")
 
 
-# A command whose jsii keeps its runtime where the fast exit cannot find it: the interpreter's own exit
-# stops it instead, and nothing is left in the temp directory.
-_HIDDEN_RUNTIME = """
-import sys
-from accelerator.pause_gc_and_exit import run_command
-
-def main():
-    from cli.render import main as render
-    code = render(sys.argv[1:], fast_path=True)
-    from jsii._kernel.providers import process
-    getter = process.ProcessProvider._process.fget
-    process.ProcessProvider._process = property(lambda self: getter(self))  # no list in this closure
-    return code
-
-run_command(main)
-"""
-
-
-@pytest.mark.synth
-def test_a_runtime_the_fast_exit_cannot_find_is_stopped_by_the_interpreter_exit(tmp_path: Path) -> None:
-    dist = tmp_path / "dist"
-    done = _run([sys.executable, "-c", _HIDDEN_RUNTIME, "--dist", str(dist)], "on", tmp_path)  # temp left empty
-    assert _warnings(done.stderr) == [
-        "warning: accelerator: fast-exit does not apply to jsii 1.142.0 (ProcessProvider._process keeps no "
-        "single list of its runtime); using the stock jsii path"
-    ]
-    assert _digests(dist / "dev") == _digests(REPO_ROOT / "dist" / "dev")
-
-
 @pytest.fixture
 def fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[], list[str]]]:
     """The accelerator on, with no part found not to apply yet; the warning lines printed since."""
@@ -286,7 +257,7 @@ def test_skipped_parts_and_the_parts_needing_them_are_left_out(
 ) -> None:
     monkeypatch.setenv(SKIP, "direct-channel, gc-pause,no-such-part")
     used = {part for part in accelerator.PARTS if accelerator.uses(part)}
-    assert used == {"fast-path", "fast-exit", "parallel-synth"}
+    assert used == {"fast-path", "parallel-synth"}
     assert fresh()[0].startswith("warning: accelerator: GPU_PLATFORM_ACCELERATOR_SKIP names no part 'no-such-part'")
 
 
@@ -437,3 +408,22 @@ def test_the_package_imports_nothing_from_the_project() -> None:
                 else []
             )
             assert not {n.split(".")[0] for n in names} & project, (source.name, names)
+
+
+def test_a_renderer_that_cannot_find_its_runtime_to_stop_says_so(
+    fresh: Callable[[], list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``make synth``'s forked renderer stops its jsii runtime itself (``exit_now``): a jsii whose
+    memoized runtime reads otherwise would leave the runtime's temp folders, so it says so."""
+    from accelerator.pause_gc_and_exit import _jsii_process
+
+    class ProcessProvider:
+        _process = property(lambda self: None)  # no memo in its closure
+
+    changed = SimpleNamespace(ProcessProvider=ProcessProvider, _NodeProcess=type("_NodeProcess", (), {}))
+    monkeypatch.setitem(sys.modules, "jsii._kernel.providers.process", changed)
+    assert _jsii_process() is False
+    assert fresh() == [
+        "warning: accelerator: parallel-synth does not apply to jsii 1.142.0 (ProcessProvider._process keeps no "
+        "single list of its runtime); using the stock jsii path"
+    ]

@@ -57,7 +57,7 @@ def _python(script: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_a_command_collects_from_its_imports_on_and_leaves_the_imported_out() -> None:
     done = _python(_COMMAND)
-    assert done.returncode == 3, done.stderr  # the command's own exit code, through exit_now
+    assert done.returncode == 3, done.stderr  # the command's own exit code
     seen = json.loads(done.stdout)
     assert (seen["importing"], seen["after"]) == (False, True)
     assert seen["collections_importing"] == 0 and seen["collections_after"] > 0
