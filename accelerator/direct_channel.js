@@ -12,7 +12,7 @@ const fs = require('fs');
 const KERNEL_FD = 3;
 const api = Number(process.argv[3]);
 if (!Number.isInteger(api) || api < 0) {
-  throw new Error(`jsii_direct_channel.js: expected the API socket's file descriptor, got ${process.argv[3]}`);
+  throw new Error(`direct_channel.js: expected the API socket's file descriptor, got ${process.argv[3]}`);
 }
 
 const { readSync, writeSync } = fs;

@@ -542,7 +542,7 @@ CODE_CACHE_ENV = "GPU_PLATFORM_JSII_CODE_CACHE"
 
 
 def code_cache_dir(environ: Mapping[str, str]) -> Path | None:
-    """Where the kernel keeps its V8 code cache (``jsii_code_cache.js``): ``$GPU_PLATFORM_JSII_CODE_CACHE``
+    """Where the kernel keeps its V8 code cache (``code_cache.js``): ``$GPU_PLATFORM_JSII_CODE_CACHE``
     when set (``off``, ``0``, ``false`` or ``no``: no cache), else ``gpu-platform/jsii-code-cache`` in the
     user's cache directory (``$XDG_CACHE_HOME``, default ``~/.cache``), beside jsii's own package cache
     (``aws/jsii``); None when there is no home directory to put it in."""
@@ -641,7 +641,7 @@ def use_direct_channel() -> None:
 
     jsii's launcher starts a second Node.js process that relays every request and response between
     the Python pipes and the kernel's fd 3: two more context switches per call. Here Node.js runs
-    the kernel itself through ``jsii_direct_channel.js``, and the API travels over a socket pair
+    the kernel itself through ``direct_channel.js``, and the API travels over a socket pair
     whose Node.js end stands in for the kernel's fd 3. Standard output and error stay plain pipes,
     copied to this process's as they arrive, so nothing the JavaScript side or a child process of
     it prints can reach the API stream. ``--preserve-symlinks`` is the flag the launcher gives the
