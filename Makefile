@@ -18,6 +18,9 @@ CONTEXT ?=
 APPROVAL ?= broadening
 REPEAT ?= 3
 FLEET ?=
+# The accelerator (docs/accelerator.md): `on` runs the commands' jsii speed-ups, `off` jsii's stock path
+# (the same output, byte for byte). It sets GPU_PLATFORM_ACCELERATOR, and defaults to its value, else on.
+ACCELERATOR ?= $(or $(GPU_PLATFORM_ACCELERATOR),on)
 # What-if simulation and load tests (docs/operations/simulation.md).
 MIX ?= $(ENV)
 SEED ?= 1
@@ -80,6 +83,8 @@ $(call check_var,PY,$(PATH_CHARS),not a plain interpreter path,leave PY out (it 
 $(call check_var,CDK,$(PATH_CHARS),not a plain command,leave CDK out (it is the pinned npx --no-install cdk),spaces)
 $(call check_var,APPROVAL,$(LOWER_CHARS) -,not one of never$(comma) any-change$(comma) broadening,use APPROVAL=never or APPROVAL=broadening)
 $(if $(filter never any-change broadening,$(APPROVAL)),,$(error error: APPROVAL: not one of never$(comma) any-change$(comma) broadening (got '$(APPROVAL)'); fix: use APPROVAL=never or APPROVAL=broadening))
+$(call check_var,ACCELERATOR,$(LOWER_CHARS),not on or off,use ACCELERATOR=on or ACCELERATOR=off)
+$(if $(filter on off,$(ACCELERATOR)),,$(error error: ACCELERATOR: not on or off (got '$(call _shown,ACCELERATOR)'); fix: use ACCELERATOR=on or ACCELERATOR=off))
 
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -94,6 +99,7 @@ NODE_STAMP := node_modules/.installed-$(shell cat package-lock.json | cksum | cu
 JS_PEER := bench/js_peer
 JS_PEER_STAMP := $(JS_PEER)/node_modules/.installed-$(shell cat $(JS_PEER)/package-lock.json | cksum | cut -d' ' -f1)
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
+export GPU_PLATFORM_ACCELERATOR := $(ACCELERATOR)
 
 RUN_SELECT := $(if $(RUN_ID),--run-id $(RUN_ID))$(if $(ADMIN_ARN), --admin-arn $(ADMIN_ARN))
 CDK_RUN_SELECT := $(if $(RUN_ID),-c run_id=$(RUN_ID))$(if $(ADMIN_ARN), -c admin_arn=$(ADMIN_ARN))

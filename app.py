@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
 if __name__ == "__main__":  # Node.js boots while the configuration imports (the loads follow once it is good)
-    from cli.jsii_runtime import start_kernel_early
+    from accelerator.runtime import start_kernel_early
 
     start_kernel_early()
 
@@ -76,7 +76,7 @@ def _text(value: object) -> str | None:
 
 
 if __name__ == "__main__":
-    from cli.jsii_runtime import start_command_runtime
-    from cli.warm import run_command
+    from accelerator.pause_gc_and_exit import run_command
+    from accelerator.runtime import start_command_runtime
 
     run_command(lambda: main(preload=start_kernel_early, prepare_runtime=start_command_runtime))

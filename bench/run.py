@@ -10,6 +10,11 @@
 3. Fleet scale: ``render`` and ``check`` of generated, valid team runs (50, 200, 2,000 by
    default; ``--fleet`` adds 10,000), with per-run cost, marginal cost and the growth ratio.
 
+``--accelerator``: instead, what each part of the accelerator (``accelerator.PARTS``) buys: ``render
+dev`` and ``synth dev`` (and ``render <n>`` of ``--accelerator-fleet`` runs) with it on, off, on
+without each part (``GPU_PLATFORM_ACCELERATOR_SKIP``), and on under ``python -O``, interleaved; each
+variant's median over the accelerator on's (``docs/accelerator.md``).
+
 Every figure is the time until the command *and every process it started* have exited
 (``bench/measure.py``), sampled ``--repeat`` times with all commands interleaved; medians with
 min-max ranges, and the peak resident memory of the command's own process and of the largest
@@ -21,6 +26,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import random
 import shutil
 import signal
 import statistics
@@ -30,6 +36,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
+from accelerator import PARTS, SKIP, SWITCH
 from bench.measure import Sample, become_subreaper, run_tree
 from bench.runs import fleet_environment, write_runs
 
@@ -85,6 +92,102 @@ def _fleet_commands(py: str, out: Path, teams: Path, count: int) -> dict[str, li
     }
 
 
+ACCELERATOR_ON = "accelerator on"
+DIRECT_CHANNEL_ALONE = ("early-kernel", "code-cache", "kernel-rewrites")
+"""Left out together, so that this variant against the one without the direct channel (which takes
+these with it: ``accelerator.NEEDS``) is what the direct channel alone buys."""
+
+
+def _accelerator_variants() -> dict[str, tuple[dict[str, str], tuple[str, ...]]]:
+    """Each variant's environment additions and interpreter flags."""
+    on = {SWITCH: "on", SKIP: ""}
+    variants: dict[str, tuple[dict[str, str], tuple[str, ...]]] = {
+        ACCELERATOR_ON: (on, ()),
+        "accelerator off": ({SWITCH: "off", SKIP: ""}, ()),
+    }
+    for part in PARTS:
+        variants[f"on - {part}"] = (on | {SKIP: part}, ())
+    variants[f"on - {'+'.join(DIRECT_CHANNEL_ALONE)}"] = (on | {SKIP: ",".join(DIRECT_CHANNEL_ALONE)}, ())
+    variants["on + python -O"] = (on, ("-O",))
+    return variants
+
+
+def _accelerator(args: argparse.Namespace, env: dict[str, str]) -> int:
+    """What each part of the accelerator buys (``--accelerator``)."""
+    variants = _accelerator_variants()
+    if args.variants:
+        chosen = [name.strip() for name in args.variants.split(",")]
+        unknown = sorted(set(chosen) - variants.keys())
+        if unknown:
+            print(
+                f"error: --variants: no variant {', '.join(unknown)}; fix: use {', '.join(variants)}", file=sys.stderr
+            )
+            return 2
+        variants = {name: variants[name] for name in variants if name in chosen or name == ACCELERATOR_ON}
+    samples: dict[tuple[str, str], list[Sample]] = defaultdict(list)
+    print(f"before: {_load()}", flush=True)
+    order = random.Random(1)
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        out = Path(tmp)
+        # Every variant reads bytecode compiled for it (python -O's own files too), written by a warm-up
+        # run of each command that also fills the code cache; a PYTHONDONTWRITEBYTECODE set would
+        # otherwise have python -O compile every module in every run.
+        env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"} | {
+            "PYTHONPYCACHEPREFIX": str(out / "pycache")
+        }
+        fleet = args.accelerator_fleet
+        teams = write_runs(out / f"teams-{fleet}", count=fleet) if fleet else None
+        fleet_environment(out / "dev-fleet.yaml")
+        for additions, flags in variants.values():
+            warm = out / "warm-up"
+            for command in (["cli.render"], ["cli.synth", "--cdk-out", str(warm / "cdk.out")]):
+                run_tree([sys.executable, *flags, "-m", *command, "--dist", str(warm)], env=env | additions)
+        for round_index in range(max(args.repeat, args.fleet_repeat if fleet else 0)):
+            plan = list(variants.items())
+            order.shuffle(plan)  # no variant always first in a round: the machine's drift hits each alike
+            for variant, (additions, flags) in plan:
+                py = [sys.executable, *flags]
+                commands = {}
+                if round_index < args.repeat:
+                    commands["render dev"] = [*py, "-m", "cli.render", "--dist", str(out / "dist")]
+                    commands["synth dev"] = [
+                        *py,
+                        "-m",
+                        "cli.synth",
+                        "--cdk-out",
+                        str(out / "cdk.out"),
+                        "--dist",
+                        str(out / "dist"),
+                    ]
+                if teams is not None and round_index < args.fleet_repeat:
+                    commands |= {
+                        name: [*py, *argv[1:]]
+                        for name, argv in _fleet_commands(sys.executable, out, teams, fleet).items()
+                        if name.startswith("render")
+                    }
+                for name, command in commands.items():
+                    samples[(name, variant)].append(run_tree(command, env=env | additions))
+                    print(
+                        f"  {name} [{variant}]: {samples[(name, variant)][-1].seconds:.2f} s",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+    print(f"after:  {_load()}")
+    for (name, variant), values in sorted(samples.items()):
+        print(_line(f"{name} [{variant}]", values))
+    names = sorted({name for name, _ in samples}, key=lambda n: (n != "render dev", n != "synth dev", n))
+    print(f"{'variant':<44}" + "".join(f"{name:>22}" for name in names))
+    for variant in variants:
+        cells = []
+        for name in names:
+            wall = _median(samples[(name, variant)], lambda s: s.seconds)
+            on = _median(samples[(name, ACCELERATOR_ON)], lambda s: s.seconds)
+            cells.append(f"{wall:7.2f} s {wall / on:5.2f}x")
+        print(f"{variant:<44}" + "".join(f"{cell:>22}" for cell in cells))
+    print("(each variant's median wall time, and its ratio to the accelerator on: 1.05x = the part buys 5%)")
+    return 0
+
+
 def _median(samples: list[Sample], value: Callable[[Sample], float]) -> float:
     return statistics.median(value(s) for s in samples)
 
@@ -133,12 +236,23 @@ def main(argv: list[str] | None = None) -> int:
     only = parser.add_mutually_exclusive_group()
     only.add_argument("--only-fleet", action="store_true", help="skip the review loop and synthesis")
     only.add_argument("--only-review", action="store_true", help="only the review loop and synthesis (no fleet)")
+    parser.add_argument("--accelerator", action="store_true", help="what each part of the accelerator buys")
+    parser.add_argument(
+        "--accelerator-fleet", type=int, default=0, help="with --accelerator: also render this many runs"
+    )
+    parser.add_argument(
+        "--variants",
+        default="",
+        help="with --accelerator: only these variants (comma-separated) and the accelerator on",
+    )
     args = parser.parse_args(argv)
     os.chdir(ROOT)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the command being measured, too
     env = {**os.environ, "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20", "PYTHONPATH": str(ROOT)}
     if not become_subreaper():
         print("warning: no child subreaper here; processes outliving a command are not timed", file=sys.stderr)
+    if args.accelerator:
+        return _accelerator(args, env)
     py = sys.executable
     sizes = () if args.only_review else (*FLEET_SIZES, LARGE_FLEET) if args.fleet else FLEET_SIZES
     samples: dict[str, list[Sample]] = defaultdict(list)

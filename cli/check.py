@@ -12,18 +12,21 @@ from pathlib import Path
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-from cli.warm import imports_loaded, run_command, warm_cdk8s
+import charts
+from accelerator.pause_gc_and_exit import imports_loaded, run_command
+from accelerator.runtime import import_in_background
 
 
 def main(argv: list[str] | None = None, *, fast_path: bool = False) -> int:
-    """``fast_path``: jsii's fast path, for the command's own process (``cli.warm.warm_cdk8s``)."""
+    """``fast_path``: jsii's fast path, for the command's own process (``accelerator.runtime.import_in_background``)."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--env", help="environment name; default dev")
     parser.add_argument("--config", help="path of an environment file (overrides --env)")
     parser.add_argument("--json", action="store_true", help="machine-readable report")
     parser.add_argument("--teams", help="directory of team run files (<team>/<run>.yaml); default teams/")
     args = parser.parse_args(argv)  # --help and usage errors end here, before Node.js starts
-    warm_cdk8s(fast_path=fast_path)  # the jsii Node.js process boots while the configuration imports below load
+    # The jsii Node.js process boots while the configuration imports below load (the accelerator's early kernel).
+    import_in_background(charts.JSII_MODULES, fast_path=fast_path)
     from config.errors import ConfigError
     from policy.environment.load import load_environment
 

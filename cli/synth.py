@@ -1,7 +1,8 @@
 """``make synth``: validate the environment, then write ``cdk.out/`` and ``dist/<env>/``.
 
 The platform YAML (with every gate and deadlock check) renders in a forked process while
-this one loads aws-cdk-lib, so the two use both cores. The renderer sends the objects the
+this one loads aws-cdk-lib, so the two use both cores (the accelerator's ``parallel-synth``; without
+it, or without ``os.fork``, the same steps run one after the other in this process). The renderer sends the objects the
 stacks deploy and its warnings through a pipe, so this process never loads cdk8s, then writes
 ``dist/``; a renderer that fails closes the pipe unsent, and this process stops before building
 any stack.
@@ -32,16 +33,17 @@ os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 from cli import synth_args
 
 if __name__ == "__main__":  # before the configuration's imports (both import only the standard library)
-    from cli.jsii_runtime import start_kernel_early
+    from accelerator.runtime import start_kernel_early
 
     synth_args.parse_args(description=__doc__)  # --help and usage errors end here, before Node.js starts
     start_kernel_early()
 
+import accelerator
 import charts
 import stacks
+from accelerator.pause_gc_and_exit import exit_now, imports_loaded, run_command
 from cli.output import replace_dir_on_success, swap_in
 from cli.render import note_lines, write_dist
-from cli.warm import exit_now, imports_loaded, run_command
 from config.errors import ConfigError
 from config.load import REPO_ROOT
 from config.model import EnvironmentConfig
@@ -229,6 +231,17 @@ def synthesize_beside(
     its ``warnings`` and the CDK's once both succeeded (``write``: the renderer's last step). A
     failure of either is one line on stderr, raised as ``SynthesisFailed``. ``preload`` and
     ``prepare_runtime``: as for ``main``."""
+    if not _render_beside():
+        return _synthesize_after_rendering(
+            env,
+            outdir,
+            team_runs=team_runs,
+            config_file=config_file,
+            preload=preload,
+            prepare_runtime=prepare_runtime,
+            warnings=warnings,
+            write=write,
+        )
     preload(stacks.JSII_MODULES)
     with Renderer(
         env,
@@ -253,6 +266,59 @@ def synthesize_beside(
             print(f"error: synthesis of {env.name} failed: {_first_line(error)}", file=sys.stderr)
             raise SynthesisFailed(1) from None
     return [*rendered.warnings, *cdk]
+
+
+def _render_beside() -> bool:
+    """Whether the renderer forks (part ``parallel-synth``): only before jsii is imported (its runtime's
+    threads and pipes do not survive a fork), where ``os.fork`` exists, and for the jsii release whose
+    runtime the renderer knows how to stop (``accelerator.pause_gc_and_exit.exit_now``)."""
+    from accelerator.runtime import pinned_release
+
+    if not accelerator.uses("parallel-synth") or "jsii" in sys.modules:
+        return False
+    if not hasattr(os, "fork"):
+        accelerator.does_not_apply("parallel-synth", "this platform", "os.fork is missing")
+        return False
+    return pinned_release("parallel-synth")
+
+
+def _synthesize_after_rendering(
+    env: EnvironmentConfig,
+    outdir: Path | None,
+    *,
+    team_runs: list[TeamRun],
+    config_file: str | None,
+    preload: Callable[[Sequence[str]], None],
+    prepare_runtime: Callable[[Sequence[str]], None],
+    warnings: Callable[[RenderedEnvironment], list[str]],
+    write: Callable[[RenderedEnvironment], object],
+) -> list[str]:
+    """``synthesize_beside``'s steps one after the other in this process (one jsii runtime, no fork),
+    each failure reported as the two processes report it."""
+    modules = (*charts.JSII_MODULES, *stacks.JSII_MODULES)
+    preload(modules)
+    try:
+        prepare_runtime(modules)
+        from charts.render import render_checked
+
+        rendered = render_checked(env, team_runs=team_runs, config_file=config_file)
+        rendered_warnings = warnings(rendered)
+        write(rendered)
+    except ConfigError as error:
+        raise SynthesisFailed(error.report()) from None
+    except Exception as error:  # one line, as the renderer's
+        print(f"error: rendering {env.name} failed: {_first_line(error)}", file=sys.stderr)
+        raise SynthesisFailed(1) from None
+    try:
+        _load_cdk()
+        imports_loaded()
+        cdk = synth_cloudformation(env, outdir, rendered.deployed())
+    except ConfigError as error:
+        raise SynthesisFailed(error.report()) from None
+    except Exception as error:  # jsii reports synthesis failures (cdk-nag, validation) as runtime errors
+        print(f"error: synthesis of {env.name} failed: {_first_line(error)}", file=sys.stderr)
+        raise SynthesisFailed(1) from None
+    return [*rendered_warnings, *cdk]
 
 
 def configuration_warnings(env: EnvironmentConfig, teams_dir: Path) -> list[str]:
@@ -335,6 +401,6 @@ def main(
 
 
 if __name__ == "__main__":
-    from cli.jsii_runtime import start_command_runtime
+    from accelerator.runtime import start_command_runtime
 
     run_command(lambda: main(preload=start_kernel_early, prepare_runtime=start_command_runtime))

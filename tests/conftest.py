@@ -25,7 +25,7 @@ os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
 import charts
 import stacks
-from cli.jsii_runtime import start_kernel_early, use_direct_channel
+from accelerator.runtime import start_kernel_early, use_direct_channel
 from config.load import REPO_ROOT
 from config.model import EnvironmentConfig
 from policy.environment.load import load_environment

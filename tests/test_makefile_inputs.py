@@ -54,6 +54,7 @@ INJECTIONS = {
     "SCALE": '0.05"; touch {marker}; "',
     "MINUTES": "1\ntouch {marker}",
     "APPROVAL": "never; touch {marker}",
+    "ACCELERATOR": "on;touch {marker}",
     "REPEAT": "3;touch {marker}",
     "CONTEXT": "prod;touch {marker}",
     "PYTHON": "python3.11;touch {marker}",
@@ -83,6 +84,29 @@ def test_fails_every_variable_that_reaches_a_shell_before_any_recipe_runs(variab
     assert not marker.exists()
 
 
+@pytest.mark.parametrize("value", ["maybe", "ON", ""])
+def test_fails_an_accelerator_value_other_than_on_or_off(value: str) -> None:
+    result = _make("-n", "synth", f"ACCELERATOR={value}")
+    assert (result.returncode, result.stdout) == (2, "")
+    (line,) = result.stderr.splitlines()
+    assert line.split(": ", 1)[1] == (
+        f"*** error: ACCELERATOR: not on or off (got '{value}'); fix: use ACCELERATOR=on or ACCELERATOR=off.  Stop."
+    )
+
+
+def test_accelerator_sets_the_switch_the_commands_read() -> None:
+    printed = subprocess.run(
+        ["make", "--no-print-directory", "-f", "Makefile", "-f", "-", "print-switch", "ACCELERATOR=off"],
+        input="print-switch:\n\t@echo $$GPU_PLATFORM_ACCELERATOR\n",
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert (printed.returncode, printed.stdout) == (0, "off\n"), printed.stderr
+
+
 def test_fails_an_environment_path_in_place_of_a_name() -> None:
     result = _make("-n", "synth", "ENV=../environments/dev")
     assert result.returncode == 2
@@ -106,6 +130,7 @@ def test_fails_an_environment_path_in_place_of_a_name() -> None:
         "ARGS=--device-classes a,b --priority-classes c --json",
         "CONTEXT=arn:aws:eks:us-west-2:123456789012:cluster/gpu-dev",
         "APPROVAL=never",
+        "ACCELERATOR=off",
         "SCALE=0.05",
     ],
 )

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from accelerator import SWITCH
 from config.load import REPO_ROOT
 from tests.collector_probe import SYNTHESIS, collector_states, paused_for_imports, probed_environment
 
@@ -90,7 +91,9 @@ def _cdk_app(
 
 def _process(argv: list[str], *, temp: Path, env: dict[str, str] | None) -> subprocess.CompletedProcess[str]:
     token = uuid.uuid4().hex
-    environ = os.environ | (env or {}) | {"TMPDIR": str(temp), MARKER: token}
+    # The accelerator on, whose processes and kernels these tests count
+    # (tests/accelerator/test_switch_and_fallbacks.py: both ways).
+    environ = os.environ | {SWITCH: "on"} | (env or {}) | {"TMPDIR": str(temp), MARKER: token}
     result = subprocess.run(
         argv, cwd=REPO_ROOT, env=environ, capture_output=True, text=True, check=False, timeout=TIMEOUT_SECONDS
     )
@@ -110,9 +113,9 @@ def _node_recorder(root: Path) -> tuple[Path, Path]:
 
 def _kernels_started(started: Path) -> int:
     """How many Node.js processes the recorder saw start, each of them a kernel on the direct channel
-    (``cli/jsii_direct_channel.js``; jsii's own launcher would run ``bin/jsii-runtime.js``)."""
+    (``accelerator/direct_channel.js``; jsii's own launcher would run ``bin/jsii-runtime.js``)."""
     starts = started.read_text().splitlines()
-    assert all("/cli/jsii_direct_channel.js " in line for line in starts), starts
+    assert all("/accelerator/direct_channel.js " in line for line in starts), starts
     return len(starts)
 
 
@@ -271,7 +274,8 @@ def test_make_synth_writes_the_cloud_assembly_an_in_process_synthesis_writes(
 @pytest.mark.synth
 def test_make_synth_imports_with_the_collector_off_and_builds_with_it_on(workspace: Workspace) -> None:
     """Both processes: the collector paused while each imports its jsii bindings, on with their objects
-    frozen once it renders or builds (``cli.warm``; ``tests/test_command_process.py``)."""
+    frozen once it renders or builds (``accelerator.pause_gc_and_exit``;
+    ``tests/accelerator/test_command_process.py``)."""
     assert collector_states(workspace.collector_log) == paused_for_imports(**SYNTHESIS)
 
 

@@ -22,7 +22,7 @@ def collector_states(log: Path) -> list[str]:
 
 def paused_for_imports(*, imports: tuple[str, ...], calls: tuple[str, ...]) -> list[str]:
     """What ``collector_states`` reads when each of ``imports`` ran with the collector off and each of
-    ``calls`` ran once with it on and the imports' objects frozen (``cli.warm``)."""
+    ``calls`` ran once with it on and the imports' objects frozen (``accelerator.pause_gc_and_exit``)."""
     return sorted(
         [f"import {module}: collector off" for module in imports]
         + [f"call {call}: collector on, imports frozen" for call in calls]

@@ -3,7 +3,7 @@ start): it records, in the file ``COLLECTOR_PROBE_LOG`` names, whether the cycli
 is on while the process imports the jsii bindings (``aws_cdk``, ``cdk8s_plus_37``: it should be
 off), and whether it is on and the imports' objects frozen each time the process renders
 (``charts.render``'s functions) and builds the CDK app (``stacks.app_options.new_app``). A command
-is run as users run it, only with this folder added (``tests/test_command_process.py``,
+is run as users run it, only with this folder added (``tests/accelerator/test_command_process.py``,
 ``tests/cli/test_synth.py``)."""
 
 from __future__ import annotations

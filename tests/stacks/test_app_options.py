@@ -53,7 +53,7 @@ def test_the_synthesis_builds_every_stack_without_loading_cdk8s() -> None:
     script = (
         "import json, sys\n"
         "import stacks\n"
-        "from cli.jsii_runtime import assembly_loads, start_command_runtime\n"
+        "from accelerator.runtime import assembly_loads, start_command_runtime\n"
         "start_command_runtime(stacks.JSII_MODULES)\n"  # as cli.synth's synthesizing process
         "from jsii._kernel import Kernel\n"
         "loads, own_load = [], Kernel.load\n"

@@ -91,8 +91,8 @@ def generated(dev_data_module: dict[str, Any], tmp_path_factory: pytest.TempPath
     """Every combination, synthesized as stacks of one CDK app (one jsii runtime; no cdk-nag), built
     the way every synthesis path builds it, on the commands' fast path (the shipped environments'
     tests keep jsii's argument checks)."""
+    from accelerator.runtime import fast_path
     from charts.render import render_environment
-    from cli.jsii_runtime import fast_path
     from stacks.app_options import new_app
     from stacks.cluster_stack import GpuClusterStack, stack_name
 

@@ -1,6 +1,6 @@
-"""The commands' channel to jsii's kernel (``cli.jsii_runtime.use_direct_channel``): the kernel runs in
-the Node.js process Python starts, with no relay process, and gives the same output as jsii's own
-launcher."""
+"""The commands' channel to jsii's kernel (``accelerator.runtime.use_direct_channel``, the accelerator
+on): the kernel runs in the Node.js process Python starts, with no relay process, and gives the same
+output as jsii's own launcher."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from cli.jsii_runtime import CODE_CACHE_ENV, DIRECT_CHANNEL, code_cache_dir
+from accelerator import SWITCH
+from accelerator.runtime import CODE_CACHE_ENV, DIRECT_CHANNEL, code_cache_dir
 from config.load import REPO_ROOT
 from tests.node import node
 
@@ -58,8 +59,8 @@ def test_the_kernel_talks_on_the_socket_and_everything_printed_stays_on_stdout_a
 _RENDER = """
 import json, os, sys
 from pathlib import Path
-from cli import jsii_runtime
-from cli.jsii_runtime import assembly_loads, skip_argument_type_checks, start_kernel_early, use_direct_channel
+from accelerator import runtime as jsii_runtime
+from accelerator.runtime import assembly_loads, skip_argument_type_checks, start_kernel_early, use_direct_channel
 import charts
 preload, preloads = charts.JSII_MODULES, 0
 if sys.argv[1] == "early":
@@ -67,7 +68,7 @@ if sys.argv[1] == "early":
     ((early, preloads),) = [(kernel.process.pid, len(kernel.preloaded)) for kernel in jsii_runtime._early_kernels]
 if sys.argv[1] in ("direct", "early"):
     use_direct_channel()
-skip_argument_type_checks()  # both sides as the commands render (tests/test_jsii_fast_path.py compares paths)
+skip_argument_type_checks()  # both sides as the commands render (tests/accelerator/test_fast_path.py compares paths)
 from jsii._kernel import Kernel
 loads, own_load = [], Kernel.load
 Kernel.load = lambda self, name, *rest: loads.append(name) or own_load(self, name, *rest)
@@ -105,7 +106,7 @@ def _python(
     result = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(script), argument],
         cwd=REPO_ROOT,
-        env=os.environ | {"PYTHONPATH": path} | (env or {}),
+        env=os.environ | {"PYTHONPATH": path, SWITCH: "on"} | (env or {}),
         capture_output=True,
         text=True,
         timeout=120,
@@ -123,12 +124,14 @@ def _render(channel: str) -> tuple[dict[str, Any], str]:
 
 
 def _without_code_cache(argv: list[str]) -> list[str]:
-    """The kernel's command line without its last argument, the code cache's directory (when there is one)."""
+    """The kernel's command line without its options: the code cache's directory (when there is one) and
+    the kernel rewrites."""
+    assert argv[-1] == "--rewrites"  # the kernel bundle compiles rewritten
     cache = code_cache_dir(os.environ)
     if cache is None:
-        return argv
-    assert argv[-1] == str(cache)  # the modules compile from the V8 code cache
-    return argv[:-1]
+        return argv[:-1]
+    assert argv[-2] == f"--code-cache={cache}"  # the modules compile from the V8 code cache
+    return argv[:-2]
 
 
 @pytest.mark.synth
@@ -159,7 +162,7 @@ def test_a_kernel_started_before_jsii_is_imported_is_the_one_the_runtime_uses() 
 
 _UNLOADABLE = """
 import json, sys
-from cli import jsii_runtime
+from accelerator import runtime as jsii_runtime
 if sys.argv[1] == "early":
     jsii_runtime.start_kernel_early(("unloadable_package", "cdk8s"))
 jsii_runtime.use_direct_channel()
@@ -199,7 +202,7 @@ def test_a_package_that_fails_to_load_early_fails_as_it_does_without_the_early_k
 
 _UNADOPTED = """
 import json, os, sys
-from cli import jsii_runtime, warm
+from accelerator import pause_gc_and_exit as warm, runtime as jsii_runtime
 jsii_runtime.start_kernel_early()
 (kernel,) = jsii_runtime._early_kernels
 os.environ["CDK_CONTEXT_JSON"] = "{}"  # set after the kernel started: a runtime starting now must not take it
@@ -210,7 +213,8 @@ if child == 0:  # a forked child neither takes nor stops its parent's kernel
     jsii_runtime.stop_early_kernels()
     os._exit(0 if jsii_runtime._adopt_early_kernel() is None else 1)
 _, status = os.waitpid(child, 0)
-runtime = str(kernel.workdir.name if kernel.workdir else os.path.dirname(os.path.dirname(kernel.process.args[-3])))
+(program,) = [arg for arg in kernel.process.args if arg.endswith("/lib/program.js")]
+runtime = str(kernel.workdir.name if kernel.workdir else os.path.dirname(os.path.dirname(program)))
 print(json.dumps({"pid": kernel.process.pid, "runtime": runtime, "copy": kernel.workdir is not None, "child": status,
                   "alive": kernel.process.poll() is None, "taken_after_change": changed is not None}), flush=True)
 if sys.argv[1] == "exit_now":
@@ -241,7 +245,9 @@ def test_a_kernel_started_early_that_nothing_adopts_is_stopped_with_its_files(
 def test_no_kernel_starts_early_once_jsii_is_imported(monkeypatch: pytest.MonkeyPatch) -> None:
     import jsii  # noqa: F401 - the runtime this process's tests use may be running already
 
-    from cli import jsii_runtime
+    from accelerator import runtime as jsii_runtime
+
+    monkeypatch.setenv(SWITCH, "on")
 
     monkeypatch.setattr(jsii_runtime, "_early_kernels", [])  # as if this process had started none
     try:
@@ -261,7 +267,7 @@ def test_preloaded_assemblies_are_answered_in_turn_and_any_other_request_after_a
     import io
     from collections import deque
 
-    from cli.jsii_runtime import _PreloadAnswers
+    from accelerator.runtime import _PreloadAnswers
 
     stream = io.BytesIO(b"answer-a\nanswer-b\nanswer-c\nother\n")
     answers = _PreloadAnswers(deque(["a", "b", "c"]))
@@ -277,7 +283,7 @@ def test_a_request_that_is_not_a_preloaded_load_is_sent_once_every_preload_is_an
     import io
     from collections import deque
 
-    from cli.jsii_runtime import _PreloadAnswers
+    from accelerator.runtime import _PreloadAnswers
 
     stream = io.BytesIO(b'{"ok": 1}\n{"error": "failed"}\n')
     answers = _PreloadAnswers(deque(["a", "b"]))

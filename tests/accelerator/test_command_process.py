@@ -1,4 +1,5 @@
-"""A command's own process (``cli.warm.run_command``): the garbage collector waits for its imports."""
+"""A command's own process (``accelerator.pause_gc_and_exit.run_command``, the accelerator on): the
+garbage collector waits for its imports."""
 
 from __future__ import annotations
 
@@ -12,13 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from cli.warm import imports_loaded
+from accelerator import SWITCH
+from accelerator.pause_gc_and_exit import imports_loaded
 from config.load import REPO_ROOT
 from tests.collector_probe import collector_states, paused_for_imports, probed_environment
 
 _COMMAND = """
 import gc, json
-from cli.warm import imports_loaded, run_command
+from accelerator.pause_gc_and_exit import imports_loaded, run_command
 
 def collections_while_allocating():
     # the collections the collector starts by itself while 100,000 containers are made
@@ -45,7 +47,7 @@ def _python(script: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(script), *args],
         cwd=REPO_ROOT,
-        env=os.environ | {"PYTHONPATH": str(REPO_ROOT)},
+        env=os.environ | {"PYTHONPATH": str(REPO_ROOT), SWITCH: "on"},
         capture_output=True,
         text=True,
         timeout=120,
@@ -55,7 +57,7 @@ def _python(script: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_a_command_collects_from_its_imports_on_and_leaves_the_imported_out() -> None:
     done = _python(_COMMAND)
-    assert done.returncode == 3, done.stderr  # the command's own exit code, through exit_now
+    assert done.returncode == 3, done.stderr  # the command's own exit code
     seen = json.loads(done.stdout)
     assert (seen["importing"], seen["after"]) == (False, True)
     assert seen["collections_importing"] == 0 and seen["collections_after"] > 0
@@ -88,7 +90,7 @@ def test_each_command_imports_with_the_collector_off_and_renders_with_it_on(
     done = subprocess.run(
         [sys.executable, *command, *outputs],
         cwd=REPO_ROOT,
-        env=os.environ | probed_environment(log),
+        env=os.environ | probed_environment(log) | {SWITCH: "on"},
         capture_output=True,
         text=True,
         timeout=120,

@@ -39,7 +39,13 @@ const EXIT_BUDGET_MS = 2000; // the writes a cold cache needs at exit (about 1 m
 // (`uncached`) and, at exit, entries written and entries refreshed (grownEntries).
 function install(root, { maxBytes = MAX_BYTES, refreshShare = REFRESH_SHARE } = {}) {
   const stats = { hits: 0, misses: 0, rejected: 0, written: 0, refreshed: 0, uncached: 0 };
-  if (typeof zlib.crc32 !== 'function') return stats; // Node.js before 20.15: no cache
+  if (typeof zlib.crc32 !== 'function') {
+    // Node.js before 20.15: no cache, said in the accelerator's one line (accelerator/__init__.py)
+    process.stderr.write(
+      `warning: accelerator: code-cache does not apply to Node.js ${process.version} (no zlib.crc32); using the stock jsii path\n`,
+    );
+    return stats;
+  }
   const dir = path.join(root, `${process.version}-${process.arch}-${v8.cachedDataVersionTag()}`);
   const used = new Set();
   const pending = [];
@@ -109,7 +115,7 @@ function entryKey(filename, source) {
 // file of the same name. Within a package the name is the part from `node_modules/` on, since each
 // kernel links the packages into a folder of its own (a hit's frames name an earlier kernel's
 // folder, and are told apart as the same package's); the kernel's own program.js runs from one
-// folder per jsii release (cli/jsii_runtime.py).
+// folder per jsii release (accelerator/runtime.py).
 function scriptName(filename) {
   // The first `node_modules/` is the kernel's own: a package bundled inside another keeps its parent's name.
   const index = filename.indexOf(`${path.sep}node_modules${path.sep}`);

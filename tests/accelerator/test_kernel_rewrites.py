@@ -1,4 +1,4 @@
-"""The kernel bundle's rewritten statements (``cli/jsii_kernel_rewrites.js``): the pinned jsii kernel
+"""The kernel bundle's rewritten statements (``accelerator/kernel_rewrites.js``): the pinned jsii kernel
 holds each once, and each rewritten statement gives what jsii's own gives, without its cost."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from cli.jsii_runtime import DIRECT_CHANNEL, _embedded_runtime_files
+from accelerator.runtime import DIRECT_CHANNEL, _embedded_runtime_files
 from tests.node import node, node_json
 
-KERNEL_REWRITES = DIRECT_CHANNEL.with_name("jsii_kernel_rewrites.js")
+KERNEL_REWRITES = DIRECT_CHANNEL.with_name("kernel_rewrites.js")
 
 
 def _shipped() -> list[str]:
@@ -85,7 +85,7 @@ def _run_kernel(program: Path, *, channel: bool) -> Any:
     api, kernel_end = socket.socketpair()
     with api, kernel_end:
         done = subprocess.run(
-            [node(), str(DIRECT_CHANNEL), str(program), str(kernel_end.fileno())],
+            [node(), str(DIRECT_CHANNEL), str(program), str(kernel_end.fileno()), "--rewrites"],
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,

@@ -1,5 +1,7 @@
-"""Commands take the jsii runtime's fast path: no per-argument type checks, direct struct reads,
-and a direct channel to the kernel (``use_direct_channel``, at the end).
+"""The accelerator's jsii runtime parts: the fast path (no per-argument type checks, direct struct
+reads: ``skip_argument_type_checks``), the early kernel (``start_kernel_early``), the direct channel
+to the kernel (``use_direct_channel``) and what runs in that kernel (the V8 code cache, the kernel
+rewrites). Each runs only while ``accelerator.uses`` its part.
 
 Generated jsii bindings check every argument of every construct and struct with typeguard
 before the call reaches Node.js, resolving each stub's stringized annotations first. Sending
@@ -11,7 +13,11 @@ function calls to render instead of 735,000).
 The code calling the bindings is type-checked (``mypy --strict`` with the aws_cdk, cdk8s
 and cdk8s-plus-37 stubs); the test suite, which builds every shipped environment
 in-process, keeps jsii's own path, and the output is byte-identical either way
-(``make freshness``, ``tests/cli/test_synth_command.py`` and ``tests/test_jsii_fast_path.py`` compare them).
+(``make freshness``, ``tests/cli/test_synth_command.py`` and ``tests/accelerator/test_fast_path.py`` compare them).
+
+A part whose private jsii internals are not what it was written for (``JSII_RELEASE``, the hooks'
+targets, the kernel bundle's statements, a struct's fields) reports so in one line and runs the
+stock way (``accelerator.does_not_apply``).
 """
 
 from __future__ import annotations
@@ -40,6 +46,12 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import IO, Any
 
+from accelerator import does_not_apply, uses
+
+JSII_RELEASE = "1.142.0"
+"""The jsii release the direct channel's ``start``, the early kernel's runtime layout and the renderer's
+stop of jsii's runtime (``pause_gc_and_exit``) were written against; another release runs them stock."""
+
 
 class _NoHints(dict[str, Any]):
     """The hints of a stub whose checks are skipped: every argument's expected type is unused."""
@@ -59,20 +71,44 @@ _NO_HINTS = _NoHints()
 
 
 def skip_argument_type_checks() -> None:
-    """Take the fast path for this process; each part is left out when jsii has no such hook."""
-    from jsii import _kernel, _type_checking
-
-    if hasattr(_type_checking, "_resolved_check"):
-
-        def unchecked(**_: Any) -> None:
-            return None
-
-        _type_checking._resolved_check = unchecked
-    if isinstance(getattr(_type_checking, "_type_hints_cache", None), dict):
-        _type_checking._type_hints_cache = _UnresolvedHintsCache()
+    """Take the fast path for this process (part ``fast-path``); when jsii lacks one of its hooks
+    (``_HOOKS``), none is replaced."""
+    if not uses("fast-path"):
+        return
+    try:
+        from jsii import _kernel, _type_checking
+    except ImportError as error:
+        does_not_apply("fast-path", f"jsii {jsii_release()}", f"{error.name} is missing")
+        return
     reference = getattr(_kernel, "_make_reference_for_native", None)
-    if reference is not None and not getattr(reference, "reads_struct_values", False):
-        _kernel._make_reference_for_native = _struct_values_first(reference)
+    if getattr(reference, "reads_struct_values", False):
+        return
+    missing = [
+        f"jsii.{module}.{name}"
+        for module, name in _HOOKS
+        if not hasattr({"_type_checking": _type_checking, "_kernel": _kernel}[module], name)
+    ]
+    reason = f"{', '.join(missing)} missing" if missing else None
+    if reason is None and not isinstance(_type_checking._type_hints_cache, dict):
+        reason = "jsii._type_checking._type_hints_cache is not a dict"
+    if reason is None and not callable(reference):
+        reason = "jsii._kernel._make_reference_for_native is not a function"
+    if reason is not None:
+        does_not_apply("fast-path", f"jsii {jsii_release()}", reason)
+        return
+    stock = {name: getattr(_type_checking, name) for name in ("_resolved_check", "_type_hints_cache")}
+
+    def unchecked(**_: Any) -> None:
+        return None
+
+    def restore() -> None:  # a struct the fast path cannot read: jsii's own path again, checks included
+        for name, value in stock.items():
+            setattr(_type_checking, name, value)
+        setattr(_kernel, "_make_reference_for_native", reference)  # noqa: B010 - its own function again
+
+    _type_checking._resolved_check = unchecked
+    _type_checking._type_hints_cache = _UnresolvedHintsCache()
+    _kernel._make_reference_for_native = _struct_values_first(reference, restore)
 
 
 _HOOKS = (
@@ -90,7 +126,9 @@ def fast_path() -> Iterator[None]:
     from jsii import _kernel, _type_checking
 
     modules = {"_type_checking": _type_checking, "_kernel": _kernel}
-    saved = {(module, name): vars(modules[module]).get(name) for module, name in _HOOKS}
+    saved = {
+        (module, name): vars(modules[module]).get(name) for module, name in _HOOKS if hasattr(modules[module], name)
+    }
     skip_argument_type_checks()
     try:
         yield
@@ -99,19 +137,27 @@ def fast_path() -> Iterator[None]:
             setattr(modules[module], name, value)
 
 
-def _struct_values_first(reference: Any) -> Any:
+def _struct_values_first(reference: Any, restore: Callable[[], None] = lambda: None) -> Any:
     """jsii's ``_make_reference_for_native``, reading a struct's stored values instead of its properties.
 
     A generated struct keeps its fields in ``_values`` under their Python names and each property
     returns ``self._values.get(name)``; a required field cannot be absent (its constructor argument
     has no default). Everything that is not such a struct goes to jsii's own function, whose
-    recursion comes back here through the module global.
+    recursion comes back here through the module global. A struct whose stored values name a field
+    its ``__jsii_name_mapping__`` lacks, or whose class has no property for a mapped field, would
+    lose fields here: it goes to jsii's function, and ``restore`` puts jsii's own path back.
     """
+    layouts: dict[type, bool] = {}
 
     def make_reference(kernel: Any, value: Any) -> Any:
         mapping = getattr(type(value), "__jsii_name_mapping__", None)
         stored = getattr(value, "_values", None)
         if mapping is None or not isinstance(stored, dict) or getattr(value, "__jsii_type__", None) is None:
+            return reference(kernel, value)
+        if not (stored.keys() <= mapping.keys() and _struct_layout(layouts, type(value), mapping)):
+            unmapped = sorted(set(stored) - set(mapping)) or sorted(set(mapping) - set(_properties_of(type(value))))
+            does_not_apply("fast-path", f"struct {value.__jsii_type__}", f"fields {', '.join(unmapped)} not as read")
+            restore()
             return reference(kernel, value)
         return {
             "$jsii.struct": {
@@ -124,7 +170,45 @@ def _struct_values_first(reference: Any) -> Any:
     return make_reference
 
 
-DIRECT_CHANNEL = Path(__file__).with_name("jsii_direct_channel.js")
+def _properties_of(cls: type) -> set[str]:
+    """The properties of a struct class (its own and its bases')."""
+    return {name for klass in cls.__mro__ for name, member in vars(klass).items() if isinstance(member, property)}
+
+
+def _struct_layout(layouts: dict[type, bool], cls: type, mapping: Mapping[str, str]) -> bool:
+    """Whether every field of ``cls``'s name mapping is a property of it (checked once per class)."""
+    known = layouts.get(cls)
+    if known is None:
+        known = layouts[cls] = mapping.keys() <= _properties_of(cls)
+    return known
+
+
+def jsii_release() -> str:
+    """The installed jsii's release (``jsii/_metadata.json``), read without importing jsii; ``unknown``."""
+    return _jsii_release()
+
+
+@functools.cache
+def _jsii_release() -> str:
+    package = _module_dir("jsii")
+    try:
+        release = json.loads((package / "_metadata.json").read_text(encoding="utf-8"))["version"] if package else None
+    except (OSError, ValueError, KeyError, TypeError):
+        release = None
+    return release if isinstance(release, str) else "unknown"
+
+
+def pinned_release(part: str) -> bool:
+    """Whether the installed jsii is ``JSII_RELEASE``, for a part written against its internals; else
+    the part's warning, and False."""
+    if jsii_release() == JSII_RELEASE:
+        return True
+    does_not_apply(part, f"jsii {jsii_release()}", f"it is written against jsii {JSII_RELEASE}'s internals")
+    return False
+
+
+DIRECT_CHANNEL = Path(__file__).with_name("direct_channel.js")
+KERNEL_REWRITES = Path(__file__).with_name("kernel_rewrites.json")
 
 
 @dataclass
@@ -188,7 +272,9 @@ def start_kernel_early(preload: Sequence[str] = ()) -> None:
     to this process's early kernel: a command can start Node.js before it knows that its input is
     good, and send the loads once it does.
     """
-    if "jsii" in sys.modules or "JSII_RUNTIME" in os.environ:
+    if not uses("early-kernel") or "jsii" in sys.modules or "JSII_RUNTIME" in os.environ:
+        return
+    if not (pinned_release("direct-channel") and pinned_release("early-kernel")):
         return
     loads = assembly_loads(preload)  # read before anything starts, so nothing is left running if it fails
     kernel = _own_early_kernel()
@@ -224,6 +310,9 @@ def _spawn_early_kernel() -> _Kernel | None:
     try:
         if (program := _shared_program()) is None:
             if (contents := _runtime_contents()) is None:
+                does_not_apply(
+                    "early-kernel", f"jsii {jsii_release()}", "its runtime files are not where it keeps them"
+                )
                 return None
             workdir = tempfile.TemporaryDirectory(prefix="jsii-runtime-")
             program = _write_runtime(contents, Path(workdir.name))
@@ -266,7 +355,7 @@ def _shared_program() -> Path | None:
     """``lib/program.js`` in the folder per jsii release in the code cache, or None when the cache is
     off or the folder cannot be written (found once per process, and inherited by a forked one)."""
     cache = code_cache_dir(_kernel_environment())
-    return None if cache is None else _shared_runtime(cache)
+    return None if cache is None or not uses("code-cache") else _shared_runtime(cache)
 
 
 STAGING_KEPT_SECONDS = 3600
@@ -453,7 +542,7 @@ CODE_CACHE_ENV = "GPU_PLATFORM_JSII_CODE_CACHE"
 
 
 def code_cache_dir(environ: Mapping[str, str]) -> Path | None:
-    """Where the kernel keeps its V8 code cache (``jsii_code_cache.js``): ``$GPU_PLATFORM_JSII_CODE_CACHE``
+    """Where the kernel keeps its V8 code cache (``code_cache.js``): ``$GPU_PLATFORM_JSII_CODE_CACHE``
     when set (``off``, ``0``, ``false`` or ``no``: no cache), else ``gpu-platform/jsii-code-cache`` in the
     user's cache directory (``$XDG_CACHE_HOME``, default ``~/.cache``), beside jsii's own package cache
     (``aws/jsii``); None when there is no home directory to put it in."""
@@ -479,7 +568,11 @@ def _spawn_kernel(program: Path, *, copy_output: bool = True) -> _Kernel:
     """Run jsii's kernel ``program`` (``<runtime>/lib/program.js``) in Node.js on the direct channel
     (``copy_output``: start copying what it prints now)."""
     environ = _kernel_environment()
-    cache = code_cache_dir(environ)
+    cache = code_cache_dir(environ) if uses("code-cache") else None
+    options = [
+        *([f"--code-cache={cache}"] if cache is not None else []),
+        *(["--rewrites"] if _rewrites_apply(program) else []),
+    ]
     api, kernel_end = socket.socketpair()
     with kernel_end, _closed_on_error(api):
         process = subprocess.Popen(
@@ -490,7 +583,7 @@ def _spawn_kernel(program: Path, *, copy_output: bool = True) -> _Kernel:
                 str(DIRECT_CHANNEL),
                 str(program),
                 str(kernel_end.fileno()),
-                *([str(cache)] if cache is not None else []),
+                *options,
             ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -502,6 +595,35 @@ def _spawn_kernel(program: Path, *, copy_output: bool = True) -> _Kernel:
     if copy_output:
         kernel.copy_output()
     return kernel
+
+
+def kernel_rewrites() -> list[dict[str, str]]:
+    """The kernel bundle's statements ``kernel_rewrites.js`` rewrites, as jsii ships each and rewritten."""
+    rewrites: list[dict[str, str]] = json.loads(KERNEL_REWRITES.read_text(encoding="utf-8"))
+    return rewrites
+
+
+def _rewrites_apply(program: Path) -> bool:
+    """Whether the kernel ``program`` compiles with its statements rewritten (part ``kernel-rewrites``):
+    each rewritten statement is in the bundle exactly once; else the part's warning."""
+    if not uses("kernel-rewrites"):
+        return False
+    try:
+        text = program.read_text(encoding="utf-8")
+    except (OSError, ValueError) as error:
+        does_not_apply("kernel-rewrites", str(program), f"unreadable: {error}")
+        return False
+    return rewrites_apply_to(text, f"jsii {jsii_release()}'s kernel bundle")
+
+
+def rewrites_apply_to(text: str, what: str) -> bool:
+    """Whether every rewritten statement occurs exactly once in the kernel bundle ``text``; else the warning."""
+    for number, rewrite in enumerate(kernel_rewrites(), start=1):
+        if (found := text.count(rewrite["shipped"])) != 1:
+            reason = f"rewrite {number} ({rewrite['name']}): its statement occurs {found} times, not once"
+            does_not_apply("kernel-rewrites", what, reason)
+            return False
+    return True
 
 
 @contextmanager
@@ -519,7 +641,7 @@ def use_direct_channel() -> None:
 
     jsii's launcher starts a second Node.js process that relays every request and response between
     the Python pipes and the kernel's fd 3: two more context switches per call. Here Node.js runs
-    the kernel itself through ``jsii_direct_channel.js``, and the API travels over a socket pair
+    the kernel itself through ``direct_channel.js``, and the API travels over a socket pair
     whose Node.js end stands in for the kernel's fd 3. Standard output and error stay plain pipes,
     copied to this process's as they arrive, so nothing the JavaScript side or a child process of
     it prints can reach the API stream. ``--preserve-symlinks`` is the flag the launcher gives the
@@ -529,8 +651,20 @@ def use_direct_channel() -> None:
     A kernel ``start_kernel_early`` started is adopted. A ``JSII_RUNTIME`` set when the runtime
     starts is started by jsii itself, as it would be anyway.
     """
+    if not uses("direct-channel") or not pinned_release("direct-channel"):
+        return
     from jsii._kernel.providers import process as providers
 
+    node_process = getattr(providers, "_NodeProcess", None)
+    missing = [
+        name
+        for name in ("start", "send", "_next_message", "_jsii_runtime", "handshake")
+        if not hasattr(node_process, name)
+    ]
+    if missing:
+        does_not_apply("direct-channel", f"jsii {jsii_release()}", f"_NodeProcess lacks {', '.join(missing)}")
+        stop_early_kernels()
+        return
     own_start: Callable[[Any], None] = providers._NodeProcess.start
     if getattr(own_start, "direct_channel", False):
         return
@@ -544,6 +678,7 @@ def use_direct_channel() -> None:
             # The cache's runtime folder (the cached code names it), else jsii's own unpacked copy (removed on stop).
             program = _shared_program() or Path(self._jsii_runtime()).parent.parent / "lib" / "program.js"
             if not program.is_file():  # another layout than the pinned jsii's: its own launcher knows it
+                does_not_apply("direct-channel", f"jsii {jsii_release()}", f"its runtime has no {program}")
                 own_start(self)
                 return
             kernel = _spawn_kernel(program)
@@ -612,6 +747,36 @@ class _PreloadAnswers:
                 return line
             self.read[pending] = line
         return None
+
+
+_background_imports: list[threading.Thread] = []
+
+
+def import_in_background(modules: Sequence[str], *, fast_path: bool = False) -> None:
+    """The commands' runtime (``start_command_runtime``), then ``modules`` (jsii packages) imported on a
+    background thread, once per process (part ``early-kernel``); ``join_background_imports`` waits.
+
+    The kernel starts first, before jsii is imported, and loads their assemblies while this process
+    imports jsii, pydantic and the configuration; the runtime adopts it on the direct channel. The
+    import's own Python work overlaps with the main thread's too. ``fast_path``: the commands' fast
+    path as well, for a command's own process; a test process calling a command's ``main`` keeps
+    jsii's checks.
+    """
+    start_command_runtime(modules, fast_path=fast_path)
+    if _background_imports or not uses("early-kernel"):
+        return
+    thread = threading.Thread(target=lambda: [importlib.import_module(m) for m in modules], daemon=True)
+    thread.start()
+    _background_imports.append(thread)
+
+
+BACKGROUND_JOIN_TIMEOUT_SECONDS = 60.0
+
+
+def join_background_imports() -> None:
+    """Wait for ``import_in_background``'s thread: a runtime still booting there would start after a stop."""
+    for thread in _background_imports:
+        thread.join(BACKGROUND_JOIN_TIMEOUT_SECONDS)
 
 
 def start_command_runtime(preload: Sequence[str] = (), *, fast_path: bool = True) -> None:

@@ -1,9 +1,11 @@
-"""The commands' jsii fast path: same objects as jsii's own path, and a block-scoped form that restores it."""
+"""The commands' jsii fast path (the accelerator's ``fast-path``, forced on here): same objects as jsii's
+own path, and a block-scoped form that restores it."""
 
 from __future__ import annotations
 
 import pytest
 
+from accelerator import SWITCH
 from tests.conftest import EXAMPLE_ENVIRONMENTS, load_environment, shipped_render
 
 
@@ -17,10 +19,15 @@ def _wrong_type_is_refused() -> bool:
     return False
 
 
+@pytest.fixture(autouse=True)
+def _accelerator_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SWITCH, "on")
+
+
 def test_block_scoped_fast_path_skips_checks_inside_and_restores_them_after() -> None:
     from jsii import _kernel
 
-    from cli.jsii_runtime import fast_path
+    from accelerator.runtime import fast_path
 
     own = _kernel._make_reference_for_native
     assert _wrong_type_is_refused()
@@ -33,8 +40,8 @@ def test_block_scoped_fast_path_skips_checks_inside_and_restores_them_after() ->
 
 @pytest.mark.parametrize("name", EXAMPLE_ENVIRONMENTS)
 def test_fast_path_renders_the_same_objects(name: str) -> None:
+    from accelerator.runtime import fast_path
     from charts.render import render_environment
-    from cli.jsii_runtime import fast_path
 
     env = load_environment(name=name)
     checked = shipped_render(name).files

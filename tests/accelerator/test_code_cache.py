@@ -1,4 +1,4 @@
-"""The jsii kernel's V8 code cache (``cli/jsii_code_cache.js``): modules compile with the bytecode an
+"""The jsii kernel's V8 code cache (``accelerator/code_cache.js``): modules compile with the bytecode an
 earlier process left, and run exactly as compiled from source, whatever is in the cache."""
 
 from __future__ import annotations
@@ -13,12 +13,13 @@ from typing import Any
 
 import pytest
 
-from cli import jsii_runtime
-from cli.jsii_runtime import CODE_CACHE_ENV, code_cache_dir
+from accelerator import SWITCH
+from accelerator import runtime as jsii_runtime
+from accelerator.runtime import CODE_CACHE_ENV, code_cache_dir
 from config.load import REPO_ROOT
 from tests.node import node, node_json
 
-CODE_CACHE = REPO_ROOT / "cli" / "jsii_code_cache.js"
+CODE_CACHE = REPO_ROOT / "accelerator" / "code_cache.js"
 
 # Loads the modules named on the command line with the cache installed, and prints what they export
 # and the cache's counts (its own exit handler, registered first, has written the entries by then).
@@ -294,7 +295,7 @@ def test_a_cache_past_its_size_drops_other_versions_first(tmp_path: Path) -> Non
     old_version = cache / "v0.0.0-x64-1"
     old_version.mkdir(parents=True)
     (old_version / ("0" * 40)).write_bytes(b"\0" * 4096)
-    runtime = cache / "jsii-runtime-0123456789abcdef" / "lib"  # the kernel's runtime folder (cli/jsii_runtime.py)
+    runtime = cache / "jsii-runtime-0123456789abcdef" / "lib"  # the kernel's runtime folder (accelerator/runtime.py)
     runtime.mkdir(parents=True)
     (runtime / "program.js").write_bytes(b"\0" * 4096)
     module = _module(tmp_path / "m.js", "module.exports = 'kept';\n")
@@ -327,7 +328,7 @@ def test_make_render_fills_the_cache_once_and_renders_the_committed_files_from_i
         done = subprocess.run(
             [sys.executable, "-m", "cli.render", "--env", "dev", "--dist", str(dist)],
             cwd=REPO_ROOT,
-            env=os.environ | {CODE_CACHE_ENV: str(cache)},
+            env=os.environ | {CODE_CACHE_ENV: str(cache), SWITCH: "on"},
             capture_output=True,
             text=True,
             timeout=120,
@@ -343,9 +344,9 @@ def test_make_render_fills_the_cache_once_and_renders_the_committed_files_from_i
     assert {p: p.stat().st_mtime_ns for p in cache.glob("*/*")} == filled  # every module compiled from it
     for run in ("filling", "cached"):
         assert _files(tmp_path / run / "dev") == _files(REPO_ROOT / "dist" / "dev"), run
-    # The kernel compiled the bundle rewritten (cli/jsii_kernel_rewrites.js): the cache holds that text's entry.
+    # The kernel compiled the bundle rewritten (accelerator/kernel_rewrites.js): the cache holds that text's entry.
     (program,) = cache.glob("jsii-runtime-*/lib/program.js")
-    keys = node_json(_KERNEL_KEYS, str(program), str(CODE_CACHE), str(REPO_ROOT / "cli" / "jsii_kernel_rewrites.js"))
+    keys = node_json(_KERNEL_KEYS, str(program), str(CODE_CACHE), str(REPO_ROOT / "accelerator" / "kernel_rewrites.js"))
     names = {p.name for p in filled}
     assert keys["applied"] >= 1 and (keys["rewritten"] in names, keys["shipped"] in names) == (True, False)
 
