@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
 
-from catalog.device_classes import DEVICE_CLASSES
+from catalog.device_classes import DEVICE_CLASSES, DeviceShape
 from policy.infrastructure.capacity import PodShape
 from simulation.engine.cluster import ClusterModel, PoolZone
 from simulation.engine.jobs import JobRequest
@@ -253,13 +253,8 @@ class Simulation:
             self.units.append(unit)
             job.units.append(unit)
             if signature not in self.buckets:
-                pinned = {pool for pod in required + optional for pool in pod.pools}
                 self.buckets[signature] = _Bucket(
-                    pool_zones=tuple(
-                        i
-                        for i in self.cluster.serving.get(request.device_class, ())
-                        if not pinned or self.cluster.pool_zones[i].pool.name in pinned
-                    ),
+                    pool_zones=serving(self.cluster, request.device_class, required + optional),
                     device_class=DEVICE_CLASSES[request.device_class].name,
                 )
 
@@ -690,9 +685,17 @@ def _free(node: Node) -> Free:
     return (int(node.free[0]), int(node.free[1]), node.free[2])
 
 
+def serving(cluster: ClusterModel, device_class: DeviceShape, pods: tuple[PodShape, ...]) -> tuple[int, ...]:
+    """Pool-zones serving the class, within the pools the pods are pinned to (their EFA placement), if any."""
+    pinned = {pool for pod in pods for pool in pod.pools}
+    return tuple(
+        i for i in cluster.serving.get(device_class, ()) if not pinned or cluster.pool_zones[i].pool.name in pinned
+    )
+
+
 def fits_when_empty(cluster: ClusterModel, request: JobRequest) -> bool:
     """Whether the gang minimum fits one of its domains with every reachable node there and empty."""
-    indices = cluster.serving.get(request.device_class, [])
+    indices = serving(cluster, request.device_class, request.required + request.optional)
     zones = cluster.zones if request.topology_zone else ("",)
     for zone in zones:
         remaining = dict.fromkeys(cluster.pool_limits, 0)

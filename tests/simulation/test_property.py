@@ -170,6 +170,25 @@ def test_a_gang_starts_alone_exactly_when_the_capacity_check_accepts_it(
     pool_list=pools(),
     gangs=st.lists(st.tuples(runs(), st.integers(1, 240)), min_size=1, max_size=6),
 )
+@example(
+    pool_list=[
+        {
+            **_zone_pool("pool0", "p5.48xlarge", ["us-west-2a", "us-west-2b"], 1, pinned=True),
+            "max_size": 2,
+            "scaling": "autoscaled",
+        },
+        _zone_pool("pool1", "p5.48xlarge", ["us-west-2a", "us-west-2b"], 1, pinned=True),
+        _zone_pool("pool2", "p5en.48xlarge", ["us-west-2a", "us-west-2b"], 1, pinned=True),
+    ],
+    gangs=[
+        (
+            EFA_PINNED_RUN.model_copy(
+                update={"replicas": 9, "gpus_per_replica": 3, "topology": TopologyPreference.NONE}
+            ),
+            1,
+        )
+    ],
+)
 def test_without_preemption_or_later_arrivals_gpu_hours_equal_the_mix(
     pool_list: list[dict[str, Any]], gangs: list[tuple[RunConfig, int]]
 ) -> None:
