@@ -79,16 +79,10 @@ WITHOUT_DIRECT_TESTS: dict[str, str] = {
     "policy.gates.fields": "not yet tested directly",
     "policy.iam.pod_identity": "not yet tested directly",
     "simulation.report.plots": "not yet tested directly",
-    "stacks.acknowledged_risks": "not yet tested directly",
-    "stacks.deletion_protection": "not yet tested directly",
     "stacks.environment": "not yet tested directly",
-    "stacks.helm": "not yet tested directly",
     "stacks.jsii_types": "not yet tested directly",
-    "stacks.nag": "not yet tested directly",
     "stacks.node_groups": "not yet tested directly",
     "stacks.observability": "not yet tested directly",
-    "stacks.pod_identity": "not yet tested directly",
-    "stacks.verification": "not yet tested directly",
 }
 """Module -> why no test imports it directly."""
 
