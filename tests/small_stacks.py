@@ -42,9 +42,9 @@ def resources(template: Template, kind: str) -> dict[str, dict[str, Any]]:
     return found
 
 
-def only(template: Template, kind: str) -> tuple[str, dict[str, Any]]:
-    """The one resource of ``kind`` (fails when there are none or several)."""
-    ((logical_id, resource),) = resources(template, kind).items()
+def only(template: Template, kind: str, prefix: str = "") -> tuple[str, dict[str, Any]]:
+    """The one resource of ``kind`` whose logical id starts with ``prefix`` (fails when there are none or several)."""
+    ((logical_id, resource),) = [(k, r) for k, r in resources(template, kind).items() if k.startswith(prefix)]
     return logical_id, resource
 
 

@@ -30,13 +30,9 @@ PACKAGES = (
 )
 
 WITHOUT_DIRECT_TESTS: dict[str, str] = {
-    "addons.cluster_autoscaler.construct": "not yet tested directly",
     "addons.cluster_autoscaler.rules": "not yet tested directly",
     "addons.cluster_autoscaler.settings": "not yet tested directly",
-    "addons.efa_device_plugin.construct": "not yet tested directly",
     "addons.karpenter.rules": "not yet tested directly",
-    "addons.kube_prometheus_stack.construct": "not yet tested directly",
-    "addons.nvidia_dra_driver.construct": "not yet tested directly",
     "addons.nvidia_dra_driver.settings": "not yet tested directly",
     "bench.bare_cluster": "not yet tested directly",
     "bench.measure": "not yet tested directly",
