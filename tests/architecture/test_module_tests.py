@@ -30,10 +30,6 @@ PACKAGES = (
 )
 
 WITHOUT_DIRECT_TESTS: dict[str, str] = {
-    "addons.cluster_autoscaler.rules": "not yet tested directly",
-    "addons.cluster_autoscaler.settings": "not yet tested directly",
-    "addons.karpenter.rules": "not yet tested directly",
-    "addons.nvidia_dra_driver.settings": "not yet tested directly",
     "bench.bare_cluster": "not yet tested directly",
     "bench.measure": "not yet tested directly",
     "bench.one_object_chart": "not yet tested directly",
