@@ -73,8 +73,6 @@ WITHOUT_DIRECT_TESTS: dict[str, str] = {
     "simulation.report.plots": "not yet tested directly",
     "stacks.environment": "not yet tested directly",
     "stacks.jsii_types": "not yet tested directly",
-    "stacks.node_groups": "not yet tested directly",
-    "stacks.observability": "not yet tested directly",
 }
 """Module -> why no test imports it directly."""
 
