@@ -30,12 +30,6 @@ PACKAGES = (
 )
 
 WITHOUT_DIRECT_TESTS: dict[str, str] = {
-    "bench.bare_cluster": "not yet tested directly",
-    "bench.measure": "not yet tested directly",
-    "bench.one_object_chart": "not yet tested directly",
-    "bench.run": "not yet tested directly",
-    "bench.simulation_speed": "not yet tested directly",
-    "bench.trivial_app": "not yet tested directly",
     "catalog.pins": "not yet tested directly",
     "catalog.quotas": "not yet tested directly",
     "catalog.service_limits": "not yet tested directly",
