@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -9,11 +10,18 @@ import pytest
 from aws_cdk import Duration
 from aws_cdk.assertions import Template
 
-from catalog.pins import ChartPin
+from addons.nvidia_dra_driver.pin import DRA_DRIVER
 from stacks.helm import pinned_chart
 from tests.small_stacks import cluster_stack, resources
 
-PIN = ChartPin("example-chart", "https://charts.example.com", "1.2.3", "example-release", "example-ns")
+PIN = dataclasses.replace(
+    DRA_DRIVER,
+    chart="example-chart",
+    repository="https://charts.example.com",
+    version="1.2.3",
+    release="example-release",
+    namespace="example-ns",
+)
 
 
 @pytest.fixture(scope="module")

@@ -8,25 +8,28 @@ import pytest
 from aws_cdk import Stack
 from aws_cdk.assertions import Template
 
-from config.ephemeral import EphemeralConfig
+from policy.environment.load import load_environment
 from policy.environment.runs import TTL_TAG
 from stacks.stack_ttl import CHECK_EVERY, HANDLER_SOURCE, StackTimeToLive
 from tests.small_stacks import new_stack, only, resources
 
 
-def _build(ephemeral: EphemeralConfig) -> tuple[Stack, Template]:
+def _build(**ephemeral: object) -> tuple[Stack, Template]:
+    """ci's ``ephemeral`` section with ``ephemeral`` changed."""
+    shipped = load_environment(name="ci").ephemeral
+    assert shipped is not None
     stack = new_stack()
-    StackTimeToLive(stack, "TimeToLive", ephemeral=ephemeral)
+    StackTimeToLive(stack, "TimeToLive", ephemeral=shipped.model_copy(update=ephemeral))
     return stack, Template.from_stack(stack)
 
 
 @pytest.fixture(scope="module")
 def cleanup() -> Template:
-    return _build(EphemeralConfig(ttl_hours=6))[1]
+    return _build(ttl_hours=6)[1]
 
 
 def test_without_cleanup_only_the_tag_is_added() -> None:
-    stack, template = _build(EphemeralConfig(ttl_hours=3, cleanup=False))
+    stack, template = _build(ttl_hours=3, cleanup=False)
     assert template.to_json().get("Resources", {}) == {}
     assert stack.tags.tag_values() == {TTL_TAG: "3"}
 
