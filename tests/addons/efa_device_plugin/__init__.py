@@ -1,0 +1,1 @@
+"""Tests of the add-on in `addons/efa_device_plugin/`."""

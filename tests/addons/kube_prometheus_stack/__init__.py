@@ -1,0 +1,1 @@
+"""Tests of the add-on in `addons/kube_prometheus_stack/`."""

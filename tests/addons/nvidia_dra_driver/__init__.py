@@ -1,0 +1,1 @@
+"""Tests of the add-on in `addons/nvidia_dra_driver/`."""

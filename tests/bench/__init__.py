@@ -1,0 +1,1 @@
+"""Tests of the benchmarks' own logic: timing, statistics, formatting, the floors they compare against."""
