@@ -20,7 +20,7 @@ def check_cluster_autoscaler(env: EnvironmentConfig) -> None:
         raise ConfigError(
             "cluster_autoscaler.version",
             config.version,
-            "not a release in catalog/cluster_autoscaler.py",
+            "not a release in addons/cluster_autoscaler/pin.py",
             f"use one of {', '.join(CLUSTER_AUTOSCALER_RELEASES)} or add a checked row to the table",
         )
     behind = release.minors_behind(KUBERNETES_MINOR)

@@ -153,7 +153,7 @@ def _check_release(env: EnvironmentConfig) -> None:
         raise ConfigError(
             "karpenter.version",
             version,
-            "Karpenter release is not in the compatibility table (catalog/karpenter.py)",
+            "Karpenter release is not in the compatibility table (addons/karpenter/pin.py)",
             f"use one of {', '.join(KARPENTER_RELEASES)} or add a checked row to the table",
         )
     dra_pools = [p.name for p in karpenter_pools(env) if p.dra]
@@ -180,6 +180,6 @@ def _check_release(env: EnvironmentConfig) -> None:
             "karpenter.version",
             version,
             f"the compatibility row {release.row} is an assumption, not verified against upstream",
-            f"check it in {COMPATIBILITY_MATRIX_URL} and set verified=True on its row in catalog/karpenter.py,"
+            f"check it in {COMPATIBILITY_MATRIX_URL} and set verified=True on its row in addons/karpenter/pin.py,"
             " or set karpenter.acknowledge_unverified_release: true to run it anyway",
         )

@@ -129,7 +129,7 @@ def cluster_autoscaler_risks(env: EnvironmentConfig) -> list[AcknowledgedRisk]:
                 Acknowledgement.CLUSTER_AUTOSCALER_UNVERIFIED_RELEASE,
                 "cluster_autoscaler.version",
                 f"the row Cluster Autoscaler {release.version} (Kubernetes {release.kubernetes_minor}) of "
-                "catalog/cluster_autoscaler.py is an assumption, not verified against upstream; "
+                "addons/cluster_autoscaler/pin.py is an assumption, not verified against upstream; "
                 f"{_because('cluster_autoscaler.acknowledge_unverified_release')}",
             )
         )

@@ -30,43 +30,50 @@ PACKAGES = (
 )
 
 WITHOUT_DIRECT_TESTS: dict[str, str] = {
-    "catalog.pins": "not yet tested directly",
-    "catalog.quotas": "not yet tested directly",
-    "catalog.service_limits": "not yet tested directly",
-    "charts.admission_policies": "not yet tested directly",
-    "charts.cluster_objects": "not yet tested directly",
-    "charts.deployed": "not yet tested directly",
-    "charts.gangs": "not yet tested directly",
-    "charts.quantities": "not yet tested directly",
-    "cli.environment_args": "not yet tested directly",
-    "cli.freshness": "not yet tested directly",
-    "cli.output": "not yet tested directly",
-    "cli.report": "not yet tested directly",
-    "cli.synth_args": "not yet tested directly",
-    "config.ephemeral": "not yet tested directly",
-    "config.reference": "not yet tested directly",
-    "config.validate_labels": "not yet tested directly",
-    "config.validate_launch": "not yet tested directly",
-    "config.validate_limits": "not yet tested directly",
-    "config.validate_network": "not yet tested directly",
-    "config.validate_observability": "not yet tested directly",
-    "control_plane.__main__": "not yet tested directly",
-    "control_plane.errors": "not yet tested directly",
-    "exporter.gang_exporter.__main__": "not yet tested directly",
-    "policy.checks.api_order.check": "not yet tested directly",
-    "policy.environment.ineffective": "not yet tested directly",
-    "policy.gangs.kinds": "not yet tested directly",
-    "policy.gangs.kinds.base": "not yet tested directly",
-    "policy.gangs.kinds.mpi": "not yet tested directly",
-    "policy.gangs.kinds.pytorch": "not yet tested directly",
-    "policy.gangs.kinds.service": "not yet tested directly",
-    "policy.gangs.kinds.spark": "not yet tested directly",
-    "policy.gangs.launch": "not yet tested directly",
-    "policy.gates.fields": "not yet tested directly",
-    "policy.iam.pod_identity": "not yet tested directly",
-    "simulation.report.plots": "not yet tested directly",
-    "stacks.jsii_types": "a typing shim: as_icluster is typing.cast for mypy and does nothing at run time; "
-    "every construct test that passes a cluster to a chart or node group runs through it",
+    "catalog.pins": (
+        "the shapes every pin row has (ChartPin, ImagePin); tests/catalog/test_images.py checks every row "
+        "built from them"
+    ),
+    "charts.admission_policies": (
+        "renders policy.gangs.admission's data as cdk8s objects; tests/policy/gangs/test_admission.py "
+        "evaluates the rendered policies and the control-plane tier applies them"
+    ),
+    "charts.cluster_objects": (
+        "cdk8s constructs of namespaces, PriorityClasses and DeviceClasses; the golden dist/ "
+        "(tests/charts/test_render.py) and the control-plane tier read what they render"
+    ),
+    "charts.deployed": (
+        "the hand-off type of rendered objects between charts and stacks; tests/charts/test_render.py "
+        "compares what passes through it byte for byte"
+    ),
+    "charts.gangs": (
+        "the GangRun construct; every rendered gang in tests/charts/test_render.py, "
+        "tests/policy/gangs/test_launch.py and tests/launchers/ comes from it through charts.render"
+    ),
+    "cli.environment_args": (
+        "the --env/--config/--run-id options every command shares; the command tests (tests/cli/) run each "
+        "command with them"
+    ),
+    "cli.synth_args": ("make synth's options; tests/cli/test_synth.py runs the command with them"),
+    "config.ephemeral": (
+        "the ephemeral section's model; tests/policy/environment/test_runs.py and "
+        "tests/stacks/test_stack_ttl.py exercise each field"
+    ),
+    "config.validate_observability": (
+        "the observability section's rules; tests/observability/test_observability_config.py asserts each "
+        "refusal line through the loader"
+    ),
+    "policy.gangs.launch": (
+        "the container description types and names the kinds share; tests/policy/gangs/test_launch.py and "
+        "tests/launchers/ run what the kinds build with them"
+    ),
+    "simulation.report.plots": (
+        "the report's figures; tests/simulation/report/test_report.py writes the whole report, plots included"
+    ),
+    "stacks.jsii_types": (
+        "a typing shim: as_icluster is typing.cast for mypy and does nothing at run time; every construct "
+        "test that passes a cluster to a chart or node group runs through it"
+    ),
 }
 """Module -> why no test imports it directly."""
 

@@ -15,8 +15,9 @@ import pytest
 
 from catalog.feature_gates import FEATURE_GATES, Component
 from config.load import REPO_ROOT
-from control_plane import ControlPlaneError, build, configs, pins
+from control_plane import build, configs, pins
 from control_plane.configs import ConfigName
+from control_plane.errors import ControlPlaneError
 
 REPO = REPO_ROOT
 

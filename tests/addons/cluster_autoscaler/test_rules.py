@@ -30,7 +30,7 @@ def test_without_autoscaled_pools_no_release_is_judged() -> None:
 
 def test_release_outside_the_table_is_refused() -> None:
     assert refusal(check_cluster_autoscaler, _with("dev", version="9.9.9")) == (
-        "cluster_autoscaler.version: not a release in catalog/cluster_autoscaler.py (got '9.9.9'); "
+        "cluster_autoscaler.version: not a release in addons/cluster_autoscaler/pin.py (got '9.9.9'); "
         "fix: use one of 1.36.1, 1.37.0 or add a checked row to the table"
     )
 

@@ -85,7 +85,7 @@ def test_fails_unverified_release_without_acknowledgement(karpenter_data: dict[s
         "karpenter.version: the compatibility row Karpenter 1.15.0 (Kubernetes 1.29-1.37, DRA) is an assumption, "
         "not verified against upstream (got '1.15.0'); fix: check it in "
         "https://karpenter.sh/docs/upgrading/compatibility/ and set verified=True on its row in "
-        "catalog/karpenter.py, or set karpenter.acknowledge_unverified_release: true to run it anyway"
+        "addons/karpenter/pin.py, or set karpenter.acknowledge_unverified_release: true to run it anyway"
     )
 
 
@@ -189,7 +189,7 @@ def test_reservations_by_tags_with_an_owner_load(karpenter_data: dict[str, Any])
 def test_fails_unknown_karpenter_version(karpenter_data: dict[str, Any]) -> None:
     karpenter_data["karpenter"] = {"version": "0.37.0"}
     assert env_refusal(karpenter_data) == (
-        "karpenter.version: Karpenter release is not in the compatibility table (catalog/karpenter.py) "
+        "karpenter.version: Karpenter release is not in the compatibility table (addons/karpenter/pin.py) "
         "(got '0.37.0'); fix: use one of 1.14.1, 1.15.0 or add a checked row to the table"
     )
 

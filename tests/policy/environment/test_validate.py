@@ -403,7 +403,7 @@ def test_fails_cluster_autoscaler_newer_than_the_cluster(
 def test_fails_unknown_cluster_autoscaler_release(dev_data: dict[str, Any]) -> None:
     dev_data["cluster_autoscaler"]["version"] = "1.37.9"
     assert env_refusal(dev_data) == (
-        "cluster_autoscaler.version: not a release in catalog/cluster_autoscaler.py (got '1.37.9'); "
+        "cluster_autoscaler.version: not a release in addons/cluster_autoscaler/pin.py (got '1.37.9'); "
         "fix: use one of 1.36.1, 1.37.0 or add a checked row to the table"
     )
 

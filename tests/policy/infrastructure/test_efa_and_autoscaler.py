@@ -404,7 +404,7 @@ def test_acknowledged_unverified_cluster_autoscaler_release_is_an_acknowledged_r
         AcknowledgedRisk(
             Acknowledgement.CLUSTER_AUTOSCALER_UNVERIFIED_RELEASE,
             "cluster_autoscaler.version",
-            "the row Cluster Autoscaler 1.37.0 (Kubernetes 1.37) of catalog/cluster_autoscaler.py is an assumption, "
+            "the row Cluster Autoscaler 1.37.0 (Kubernetes 1.37) of addons/cluster_autoscaler/pin.py is an assumption, "
             "not verified against upstream; deploying it anyway because "
             "cluster_autoscaler.acknowledge_unverified_release is true",
         )

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from policy.checks.api_order import api_before_use, assumed_api_groups
+from policy.checks.api_order.check import api_before_use, assumed_api_groups
 from tests import yaml_files
 from tests.conftest import env_from
 from tests.policy.checks.api_order.builtin import built_in_kinds
