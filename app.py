@@ -29,8 +29,8 @@ def main(
     prepare_runtime: Callable[[Sequence[str]], None] = lambda _: None,
 ) -> int:
     """Synthesize the environment the CDK CLI's context names into its ``CDK_OUTDIR``, the way
-    ``make synth`` does (``cli.synth``): the platform YAML renders and is checked in a forked process
-    while this one loads aws-cdk-lib, and the stacks deploy what it sends. ``preload`` and
+    ``make synth`` does (``cli.synth``): the platform YAML renders and is checked (in a forked process
+    while this one loads aws-cdk-lib, with the accelerator on), and the stacks deploy what it sends. ``preload`` and
     ``prepare_runtime``: as for ``cli.synth.main``. The warnings are the CDK's, which the CLI prints."""
     from cli.cdk_context import cli_context
     from cli.synth import SynthesisFailed, synthesize_beside

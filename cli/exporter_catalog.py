@@ -1,8 +1,8 @@
 """``exporter/gang_exporter/gpus.py``, generated from the instance rows of ``catalog/instances.py``.
 
 The gang exporter's image ships no ``catalog``, so it carries a generated copy of the one fact it
-needs per instance family: the GPU model. ``--write`` regenerates the file; ``--check`` (and a test)
-fails when it is stale. The output is deterministic (families in reverse name order, so a family
+needs per instance family: the GPU model. ``--write`` regenerates the file; without it the command (and a
+test) fails when it is stale. The output is deterministic (families in reverse name order, so a family
 is listed before any family its name is a prefix of).
 """
 

@@ -4,8 +4,9 @@ Subpackages, one per capability:
 
 - ``environment``: an environment as the platform accepts it: loading, the cross-field rules that
   need plans, team and run files, per-run copies, acknowledged risks.
-- ``infrastructure``: plans of the cluster's infrastructure: node groups, Karpenter, EFA, add-on
-  values, images, what a change replaces, what must never be pruned.
+- ``infrastructure``: plans of the cluster's infrastructure: node groups, EFA, device classes,
+  capacity, images, what a change replaces, what must never be pruned (an add-on's own plans and
+  values are in its ``addons/<name>/`` folder).
 - ``gangs``: what a team's run becomes: the gang plan, how its Pods launch, the API it needs,
   the admission rules.
 - ``gates``: rules over the feature-gate registry, and which gates a rendered object needs.

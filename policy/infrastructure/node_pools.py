@@ -147,8 +147,8 @@ def autoscaler_blocker(env: EnvironmentConfig, pool: GpuPoolConfig, *, preemptin
     Cluster Autoscaler builds a node from an empty group without ResourceSlices on AWS, so pods that get
     GPUs only through a ResourceClaim never scale a DRA group up from zero (1 -> N works); and its DRA
     simulation does not support pods with ``preemptionPolicy: PreemptLowerPriority`` (kubernetes/autoscaler
-    ``cluster-autoscaler/docs/dra_support.md``, "Limitations"). No released Karpenter provisions for such pods (aws/karpenter-provider-aws#9519): a
-    release row must say DRA and be verified.
+    ``cluster-autoscaler/docs/dra_support.md``, "Limitations"). No released Karpenter provisions for such
+    pods (aws/karpenter-provider-aws#9519): a release row must say DRA and be verified.
     """
     if pool.provider is CapacityProvider.KARPENTER:
         if _karpenter_mode(pool) is KarpenterMode.STATIC:

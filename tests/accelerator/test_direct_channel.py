@@ -202,7 +202,7 @@ def test_a_package_that_fails_to_load_early_fails_as_it_does_without_the_early_k
 
 _UNADOPTED = """
 import json, os, sys
-from accelerator import pause_gc_and_exit as warm, runtime as jsii_runtime
+from accelerator import pause_gc_and_exit, runtime as jsii_runtime
 jsii_runtime.start_kernel_early()
 (kernel,) = jsii_runtime._early_kernels
 os.environ["CDK_CONTEXT_JSON"] = "{}"  # set after the kernel started: a runtime starting now must not take it
@@ -218,7 +218,7 @@ runtime = str(kernel.workdir.name if kernel.workdir else os.path.dirname(os.path
 print(json.dumps({"pid": kernel.process.pid, "runtime": runtime, "copy": kernel.workdir is not None, "child": status,
                   "alive": kernel.process.poll() is None, "taken_after_change": changed is not None}), flush=True)
 if sys.argv[1] == "exit_now":
-    warm.exit_now(0)
+    pause_gc_and_exit.exit_now(0)
 """
 
 

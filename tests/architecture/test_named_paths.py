@@ -33,6 +33,17 @@ def named_paths(text: str, top_level: set[str]) -> list[str]:
     return [m.group(1).rstrip(".,/") for m in pattern.finditer(text)]
 
 
+def named_modules(text: str, top_level: set[str]) -> list[str]:
+    """The project modules ``text`` runs as ``python -m <module>`` (``cli.synth``, ``bench.simulation_speed``)."""
+    found = re.findall(r"python -m ([\w.]+\w)", text)
+    return [module for module in found if module.split(".", 1)[0] in top_level]
+
+
+def _module_exists(root: Path, module: str) -> bool:
+    path = root.joinpath(*module.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__main__.py").is_file()
+
+
 def scanned_files(root: Path) -> list[Path]:
     """The sources, docs and build files a person reads; tests are left out (their paths are made up)."""
     skip = {"tests", "dist", "node_modules", "site", "cdk.out", "__pycache__"}
@@ -61,6 +72,9 @@ def missing_paths(root: Path) -> list[str]:
             if path.name == "mkdocs.yml" and (root / "docs" / named).exists():
                 continue
             missing.add(f"{path.relative_to(root).as_posix()}: {named}")
+        for module in named_modules(path.read_text(encoding="utf-8", errors="replace"), top_level):
+            if not _module_exists(root, module):
+                missing.add(f"{path.relative_to(root).as_posix()}: python -m {module}")
     return sorted(missing)
 
 
@@ -77,5 +91,12 @@ def test_the_scan_reports_a_stale_path_and_passes_over_what_is_not_one(tmp_path:
         "kubernetes/autoscaler/cli/y.md, cdk.out/x.\n"
         '"""\n'
     )
-    (tmp_path / "README.md").write_text("[run](cli/synth.py), `cli/render.py#main`\n")
-    assert missing_paths(tmp_path) == ["README.md: cli/render.py", "cli/synth.py: cli/warm.py"]
+    (tmp_path / "README.md").write_text(
+        "[run](cli/synth.py), `cli/render.py#main`, `python -m cli.synth`, `python -m cli.warm --now`,\n"
+        "`python -m pytest`\n"
+    )
+    assert missing_paths(tmp_path) == [
+        "README.md: cli/render.py",
+        "README.md: python -m cli.warm",
+        "cli/synth.py: cli/warm.py",
+    ]

@@ -1,20 +1,20 @@
 """An add-on is one folder: a new one under ``addons/`` is found, and its pins reach the central tables.
 
-In a copy of the packages, ``addons/fake_addon/`` gets a pin, settings, a plan and a construct; nothing
-outside that folder is edited. Its image, chart and chart API groups then appear in ``catalog.images`` and
-``catalog.versions`` (discovery: no registration line), and every import contract still holds.
+In a copy of the packages, ``addons/fake_addon/`` gets a pin, settings, a plan and a construct (five
+files); nothing outside that folder is edited. Its image, chart and chart API groups then appear in
+``catalog.images`` and ``catalog.versions`` (discovery: no registration line), and every import contract
+still holds.
 
-What is not discovered, said plainly: an add-on with settings has one field on ``config.model.EnvironmentConfig``
-(the environment file's section is typed), and an add-on with a construct is created by
-``stacks.cluster_stack.GpuClusterStack`` (each add-on takes its own inputs there, in an order the templates
-keep; kube-prometheus-stack is created by ``stacks.observability`` instead). So a complete add-on touches its
-folder plus those two files; the last tests check, over the add-ons in the tree, which files outside ``addons/``
-create their constructs and that the model is where each one's settings are registered.
+What is not discovered, said plainly: an add-on is named outside its folder where it is wired in, and
+the last tests hold the tree to that list (``CONSTRUCTED_IN``, ``RULES_CALLED_IN``): its settings field
+on ``config.model.EnvironmentConfig`` (the environment file's section is typed), the creation of its
+construct (``stacks.cluster_stack``, or ``stacks.observability`` for kube-prometheus-stack: each add-on
+takes its own inputs, in an order the templates keep), and the call of its cross-field rules
+(``policy.environment.validate``, where the order of the refusals is kept).
 """
 
 from __future__ import annotations
 
-import filecmp
 import json
 import re
 import shutil
@@ -74,23 +74,10 @@ class FakeAddon(Construct):
 ''',
 }
 
-FILES_OUTSIDE_THE_FOLDER = ("config/model.py", "stacks/cluster_stack.py")
-"""Where a complete add-on is named outside its folder: its settings field and its construct's creation."""
 CONSTRUCTED_IN = ("stacks/cluster_stack.py", "stacks/observability.py")
 """The modules outside ``addons/`` that create an add-on's construct (one per add-on)."""
-
-
-def _changed_files(left: Path, right: Path) -> list[str]:
-    """Files that differ between two trees, or exist in one only (relative paths)."""
-    changed: list[str] = []
-
-    def walk(cmp: filecmp.dircmp[str], prefix: str) -> None:
-        changed.extend(f"{prefix}{name}" for name in (*cmp.left_only, *cmp.right_only, *cmp.diff_files))
-        for name, sub in cmp.subdirs.items():
-            walk(sub, f"{prefix}{name}/")
-
-    walk(filecmp.dircmp(left, right, ignore=["__pycache__", "node_modules"]), "")
-    return sorted(changed)
+RULES_CALLED_IN = ("policy/environment/validate.py",)
+"""The module outside ``addons/`` that calls the add-ons' cross-field rules."""
 
 
 @pytest.fixture(scope="module")
@@ -104,26 +91,6 @@ def copy_with_fake_addon(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for name, text in FAKE.items():
         (folder / name).write_text(text)
     return root
-
-
-def test_a_new_addon_touches_its_folder_alone(copy_with_fake_addon: Path) -> None:
-    original = copy_with_fake_addon.parent / "original"
-    if not original.exists():
-        original.mkdir()
-        for package in PACKAGES:
-            shutil.copytree(
-                REPO / package, original / package, ignore=shutil.ignore_patterns("__pycache__", "node_modules")
-            )
-        shutil.copy(REPO / "pyproject.toml", original / "pyproject.toml")
-    changed = _changed_files(original, copy_with_fake_addon)
-    assert changed == ["addons/fake_addon"]
-    touched = sorted(
-        p.relative_to(copy_with_fake_addon).as_posix()
-        for p in (copy_with_fake_addon / "addons" / "fake_addon").iterdir()
-    )
-    assert len(touched) == 5, touched
-    # A complete add-on (settings in the environment file, construct in the stack): those two files as well.
-    assert len(touched) + len(FILES_OUTSIDE_THE_FOLDER) == 7
 
 
 def test_the_new_addon_is_discovered_into_the_central_tables(copy_with_fake_addon: Path) -> None:
@@ -180,6 +147,10 @@ def test_two_stack_modules_alone_create_addon_constructs() -> None:
     # The cluster stack creates every add-on but kube-prometheus-stack, which the gang observability
     # deployment creates (its objects wait for the chart's CRDs): one creation site per add-on either way.
     assert _outside_addons_naming(r"\baddons\.\w+\.construct\b") == sorted(CONSTRUCTED_IN)
+
+
+def test_one_module_alone_calls_the_addons_rules() -> None:
+    assert _outside_addons_naming(r"\baddons\.\w+\.rules\b") == sorted(RULES_CALLED_IN)
 
 
 def test_the_model_registers_every_addons_settings() -> None:
