@@ -315,12 +315,15 @@ def test_refused_input_is_one_line_exit_2_and_keeps_the_last_good_output(
 
 
 @pytest.mark.synth
+@pytest.mark.parametrize("switch", ["on", "off"])
 @pytest.mark.parametrize("case", ["alias expansion", "run file that is a symlink"])
-def test_refused_input_as_a_process_exits_2_and_leaves_nothing_behind(workspace: Workspace, case: str) -> None:
+def test_refused_input_as_a_process_exits_2_and_leaves_nothing_behind(
+    workspace: Workspace, case: str, switch: str
+) -> None:
     make, expected = REFUSALS[case]
     before = _digest(workspace.cdk_out), _digest(workspace.dist)
     try:
-        result = workspace.synth(*make(workspace))
+        result = workspace.synth(*make(workspace), env={SWITCH: switch})
     finally:
         (workspace.teams / "vision" / "bad.yaml").unlink(missing_ok=True)
     _assert_refused(result.returncode, result.stdout, result.stderr, expected, workspace, before)
@@ -408,19 +411,23 @@ def test_a_renderer_that_dies_or_raises_is_one_line(failure: str, code: int, lin
 
 
 @pytest.mark.synth
+@pytest.mark.parametrize("switch", ["on", "off"])
 @pytest.mark.parametrize("path", ["make synth", "cdk synth"])
-def test_failed_check_stops_the_synthesis_beside_it_and_leaves_nothing_behind(workspace: Workspace, path: str) -> None:
+def test_failed_check_stops_the_synthesis_beside_it_and_leaves_nothing_behind(
+    workspace: Workspace, path: str, switch: str
+) -> None:
     """The renderer's deadlock check fails while aws-cdk-lib loads beside it: one line, exit 2, no
     process or temp file left, the last good output untouched (the synthesis stops when the pipe ends
-    unsent); ``cdk synth``'s app writes no assembly."""
+    unsent); ``cdk synth``'s app writes no assembly. With the accelerator off the check fails before the
+    synthesis starts: the same line, exit code and untouched output."""
     config = workspace.root / "small.yaml"
     config.write_bytes(DEV.replace(b"    min_size: 2\n    max_size: 2\n", b"    min_size: 1\n    max_size: 1\n", 1))
     before = _digest(workspace.cdk_out), _digest(workspace.dist)
     if path == "make synth":
-        result = workspace.synth("--config", str(config))
+        result = workspace.synth("--config", str(config), env={SWITCH: switch})
     else:
         outdir = workspace.root / "cdk-cli.out"
-        result = _cdk_app({"config": str(config)}, outdir, temp=workspace.temp)
+        result = _cdk_app({"config": str(config)}, outdir, temp=workspace.temp, env={SWITCH: switch})
         assert not outdir.exists() or not any(outdir.iterdir())
     _assert_refused(
         result.returncode,
