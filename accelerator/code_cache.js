@@ -39,10 +39,12 @@ const EXIT_BUDGET_MS = 2000; // the writes a cold cache needs at exit (about 1 m
 // (`uncached`) and, at exit, entries written and entries refreshed (grownEntries).
 function install(root, { maxBytes = MAX_BYTES, refreshShare = REFRESH_SHARE } = {}) {
   const stats = { hits: 0, misses: 0, rejected: 0, written: 0, refreshed: 0, uncached: 0 };
-  if (typeof zlib.crc32 !== 'function') {
-    // Node.js before 20.15: no cache, said in the accelerator's one line (accelerator/__init__.py)
+  const missing = missingInternals();
+  if (missing.length > 0) {
+    // Such as Node.js before 20.15 (no zlib.crc32): no cache, said in the accelerator's one line
+    // (accelerator/__init__.py), and every module compiles as Node.js compiles it.
     process.stderr.write(
-      `warning: accelerator: code-cache does not apply to Node.js ${process.version} (no zlib.crc32); using the stock jsii path\n`,
+      `warning: accelerator: code-cache does not apply to Node.js ${process.version} (no ${missing.join(', no ')}); using the stock jsii path\n`,
     );
     return stats;
   }
@@ -103,6 +105,19 @@ function install(root, { maxBytes = MAX_BYTES, refreshShare = REFRESH_SHARE } = 
     }
   });
   return stats;
+}
+
+// The Node.js internals the cache replaces or calls, by name, that this Node.js lacks: the loader's
+// compile step, its CommonJS wrapper, V8's cache data and the entries' checksum.
+function missingInternals() {
+  const checks = [
+    ['zlib.crc32', typeof zlib.crc32 === 'function'],
+    ['Module.prototype._compile', typeof Module.prototype._compile === 'function'],
+    ['Module.wrap', typeof Module.wrap === 'function'],
+    ['Module.wrapper', Array.isArray(Module.wrapper) && typeof Module.wrapper[0] === 'string'],
+    ['vm.Script.prototype.createCachedData', typeof vm.Script.prototype.createCachedData === 'function'],
+  ];
+  return checks.filter(([, present]) => !present).map(([name]) => name);
 }
 
 // The name of the entry for module `filename` compiled from `source` (see the top of this file).

@@ -378,19 +378,35 @@ def test_a_kernel_text_without_a_rewritten_statement_gets_no_rewrite(fresh: Call
     ]
 
 
-def test_a_nodejs_without_crc32_compiles_without_the_code_cache_and_says_so(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("removal", "missing"),
+    [
+        ("Object.defineProperty(require('zlib'), 'crc32', { value: undefined });", "zlib.crc32"),
+        ("require('module').wrap = undefined;", "Module.wrap"),
+        ("require('module').wrapper = undefined;", "Module.wrapper"),
+        ("require('module').prototype._compile = undefined;", "Module.prototype._compile"),
+        ("require('vm').Script.prototype.createCachedData = undefined;", "vm.Script.prototype.createCachedData"),
+    ],
+)
+def test_a_nodejs_without_an_internal_compiles_without_the_code_cache_and_says_so(
+    tmp_path: Path, removal: str, missing: str
+) -> None:
     cache = REPO_ROOT / "accelerator" / "code_cache.js"
+    # Loaded before the removal, which would stop Node.js's loader itself from loading it.
     script = (
-        f"Object.defineProperty(require('zlib'), 'crc32', {{ value: undefined }});"
-        f"const stats = require({json.dumps(str(cache))}).install({json.dumps(str(tmp_path))});"
-        "console.log(JSON.stringify(stats));"
+        f"const codeCache = require({json.dumps(str(cache))});"
+        f"{removal}const before = require('module').prototype._compile;"
+        f"const stats = codeCache.install({json.dumps(str(tmp_path))});"
+        "console.log(JSON.stringify({stats, patched: require('module').prototype._compile !== before}));"
     )
     done = subprocess.run([node(), "-e", script], capture_output=True, text=True, check=False, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["hits"] == 0 and list(tmp_path.iterdir()) == []
+    result = json.loads(done.stdout)
+    assert result["stats"]["hits"] == 0 and list(tmp_path.iterdir()) == []
+    assert result["patched"] is False  # Node.js's own loader compiles every module
     (line,) = done.stderr.splitlines()
     assert line.startswith("warning: accelerator: code-cache does not apply to Node.js v")
-    assert line.endswith(" (no zlib.crc32); using the stock jsii path")
+    assert line.endswith(f" (no {missing}); using the stock jsii path")
 
 
 def test_the_package_imports_nothing_from_the_project() -> None:
