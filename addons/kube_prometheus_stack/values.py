@@ -1,6 +1,6 @@
 """Helm values of kube-prometheus-stack for ``observability.prometheus: install``, as plain data.
 
-Every key is one the pinned chart declares (``tests/addons/test_kube_prometheus_stack.py``
+Every key is one the pinned chart declares (``tests/addons/kube_prometheus_stack/test_values.py``
 checks them against the chart's ``values.yaml``). What the values do:
 
 - the operator (and its webhook patch job), Prometheus and Alertmanager pinned to the system nodes
