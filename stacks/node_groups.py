@@ -15,6 +15,7 @@ from constructs import Construct
 from addons.cluster_autoscaler.plan import accelerator_labels, node_template_tags
 from catalog.labels import ROLE_LABEL
 from config.model import CapacityType, GpuPoolConfig, PoolScaling, SystemNodeGroupConfig, TaintEffect
+from policy.iam.documents import allow_policy, service_trust_policy
 from policy.infrastructure.efa import NetworkInterfaceSpec, efa_network_interfaces
 from policy.infrastructure.node_pools import (
     ScheduledScaleIn,
@@ -249,19 +250,11 @@ class GpuNodePool(Construct):
         role = iam.CfnRole(
             self,
             "ScaleInRole",
-            assume_role_policy_document={
-                "Version": "2012-10-17",
-                "Statement": [
-                    {"Effect": "Allow", "Principal": {"Service": "scheduler.amazonaws.com"}, "Action": "sts:AssumeRole"}
-                ],
-            },
+            assume_role_policy_document=service_trust_policy("scheduler.amazonaws.com"),
             policies=[
                 iam.CfnRole.PolicyProperty(
                     policy_name="scale-in-capacity-block-groups",
-                    policy_document={
-                        "Version": "2012-10-17",
-                        "Statement": [{"Effect": "Allow", "Action": "eks:UpdateNodegroupConfig", "Resource": arns}],
-                    },
+                    policy_document=allow_policy("eks:UpdateNodegroupConfig", arns),
                 )
             ],
         )

@@ -32,6 +32,7 @@ from addons.karpenter.plan import (
 )
 from config.model import EnvironmentConfig
 from policy.environment.acknowledgements import karpenter_risks
+from policy.iam.documents import service_trust_policy
 from policy.iam.pod_identity import pod_identity_trust_policy
 from stacks.acknowledged_risks import warn_acknowledged
 from stacks.jsii_types import as_icluster
@@ -73,12 +74,7 @@ class Karpenter(Construct):
             self,
             "NodeRole",
             role_name=node_role_name(cluster_name),
-            assume_role_policy_document={
-                "Version": "2012-10-17",
-                "Statement": [
-                    {"Effect": "Allow", "Principal": {"Service": f"ec2.{Aws.URL_SUFFIX}"}, "Action": "sts:AssumeRole"}
-                ],
-            },
+            assume_role_policy_document=service_trust_policy(f"ec2.{Aws.URL_SUFFIX}"),
             managed_policy_arns=[
                 iam.ManagedPolicy.from_aws_managed_policy_name(name).managed_policy_arn for name in _NODE_POLICIES
             ],

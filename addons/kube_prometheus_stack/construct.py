@@ -19,6 +19,7 @@ from constructs import Construct, IConstruct
 from addons.kube_prometheus_stack.pin import KUBE_PROMETHEUS_STACK, MONITORING_NAMESPACE
 from addons.kube_prometheus_stack.values import PROMETHEUS_SERVICE_ACCOUNT, STORAGE_CLASS, kube_prometheus_stack_values
 from config.model import EnvironmentConfig
+from policy.iam.documents import allow_policy
 from policy.iam.pod_identity import pod_identity_trust_policy
 from stacks.helm import pinned_chart
 from stacks.jsii_types import as_icluster
@@ -124,10 +125,7 @@ class PrometheusMonitoring(Construct):
             policies=[
                 iam.CfnRole.PolicyProperty(
                     policy_name="remote-write",
-                    policy_document={
-                        "Version": "2012-10-17",
-                        "Statement": [{"Effect": "Allow", "Action": "aps:RemoteWrite", "Resource": workspace.attr_arn}],
-                    },
+                    policy_document=allow_policy("aps:RemoteWrite", workspace.attr_arn),
                 )
             ],
         )

@@ -89,7 +89,7 @@ DEFAULT_BUCKETS: tuple[float, ...] = (
 DEFAULT_GPU_RESOURCE = "nvidia.com/gpu"
 DEFAULT_GPU_DEVICE_CLASSES: tuple[str, ...] = ("gpu.nvidia.com",)
 
-# The platform's feature-gate probes (``policy/live/gate_probes.py``; copied because the image ships
+# The platform's feature-gate probes (``policy/gate_probes.py``; copied because the image ships
 # only ``exporter/``, and a test checks the copies agree).
 PROBE_NAMESPACE = "default"
 PROBE_LABEL = "gpu-platform.io/gate-probe"

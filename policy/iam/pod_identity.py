@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-_VERSION = "2012-10-17"
+VERSION = "2012-10-17"
 
 
 def pod_identity_trust_policy() -> dict[str, Any]:
     """Trust of a controller role: EKS Pod Identity (``pods.eks.amazonaws.com``)."""
     return {
-        "Version": _VERSION,
+        "Version": VERSION,
         "Statement": [
             {
                 "Effect": "Allow",
