@@ -166,8 +166,9 @@ def synthesized(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], dic
 
 @pytest.fixture(scope="session")
 def synthesized_workload_aware(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], dict[str, Any]]:
-    """``synthesized`` of the shipped environment's workload-aware twin (``tests.environments.workload_aware``)."""
-    from tests.environments import workload_aware
+    """``synthesized`` of the shipped environment's workload-aware twin
+    (``tests.helpers.environments.workload_aware``)."""
+    from tests.helpers.environments import workload_aware
 
     return _synthesizer(tmp_path_factory, "cdk-workload-aware", workload_aware)
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from config.load import REPO_ROOT
-from tests import yaml_files
+from tests.helpers import yaml_files
 
 WORKFLOWS = REPO_ROOT / ".github" / "workflows"
 MAKE_CALL = re.compile(r"(?:^|[;&|(]\s*|\s)make\s+((?:-\S+\s+)*)([A-Za-z0-9_.-]+)")

@@ -17,7 +17,7 @@ from accelerator import SWITCH
 from accelerator import runtime as jsii_runtime
 from accelerator.runtime import CODE_CACHE_ENV, code_cache_dir
 from config.load import REPO_ROOT
-from tests.node import node, node_json
+from tests.helpers.node import node, node_json
 
 CODE_CACHE = REPO_ROOT / "accelerator" / "code_cache.js"
 

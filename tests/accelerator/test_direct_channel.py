@@ -20,7 +20,7 @@ import pytest
 from accelerator import SWITCH
 from accelerator.runtime import CODE_CACHE_ENV, DIRECT_CHANNEL, code_cache_dir
 from config.load import REPO_ROOT
-from tests.node import node
+from tests.helpers.node import node
 
 _FAKE_KERNEL = """
 const fs = require('fs');

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from accelerator.runtime import DIRECT_CHANNEL, _embedded_runtime_files
-from tests.node import node, node_json
+from tests.helpers.node import node, node_json
 
 KERNEL_REWRITES = DIRECT_CHANNEL.with_name("kernel_rewrites.js")
 

@@ -21,7 +21,7 @@ import pytest
 import accelerator
 from accelerator import SKIP, SWITCH
 from config.load import REPO_ROOT
-from tests.node import node
+from tests.helpers.node import node
 
 TIMEOUT_SECONDS = 300
 

@@ -114,7 +114,7 @@ def test_shipped_summaries_say_the_gang_form_of_every_run(env: str) -> None:
 @pytest.mark.parametrize("env", ["dev", "prod-example"])
 def test_workload_aware_summary_says_native_and_what_it_acknowledges(env: str) -> None:
     from charts.summary import summary_markdown
-    from tests.environments import workload_aware, workload_aware_render
+    from tests.helpers.environments import workload_aware, workload_aware_render
 
     twin = workload_aware(env)
     rendered = workload_aware_render(env)

@@ -1,7 +1,7 @@
 """Only images that exist: every pin has a row with its release, source and date; the shipped
 environments acknowledge no unverified release; ``make preflight`` looks each pin up in its registry.
 
-Registry look-ups run against ``tests/fake_registry.py`` on 127.0.0.1; a guard refuses any
+Registry look-ups run against ``tests/helpers/fake_registry.py`` on 127.0.0.1; a guard refuses any
 connection to another address while these tests run.
 """
 
@@ -41,9 +41,9 @@ from policy.environment.acknowledgements import UNVERIFIED_RELEASES, acknowledge
 from policy.environment.load import load_environment
 from policy.infrastructure.images import Lookup, Outcome, chart_check, deployed_charts, deployed_images, image_check
 from policy.results import Check, Status
-from tests import yaml_files
 from tests.conftest import REFERENCE, env_from
-from tests.fake_registry import ECR_TOKEN, TOKEN, FakeRegistries, digest, serving
+from tests.helpers import yaml_files
+from tests.helpers.fake_registry import ECR_TOKEN, TOKEN, FakeRegistries, digest, serving
 
 SHIPPED = environment_names()
 

@@ -29,9 +29,9 @@ from policy.infrastructure.device_classes import (
     sample_mig,
     selector_expression,
 )
-from tests import yaml_files
 from tests.conftest import EXAMPLE_ENVIRONMENTS, shipped_render
-from tests.environments import workload_aware, workload_aware_data, workload_aware_run
+from tests.helpers import yaml_files
+from tests.helpers.environments import workload_aware, workload_aware_data, workload_aware_run
 
 DIST = REPO_ROOT / "dist"
 # Custom kinds kubernetes-validate has no schema for: Karpenter's (checked against the reference

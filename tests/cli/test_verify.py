@@ -9,7 +9,7 @@ import yaml
 
 from config.files import read_yaml_file
 from config.load import REPO_ROOT
-from tests.environments import workload_aware_data
+from tests.helpers.environments import workload_aware_data
 from tests.policy.live.test_kube_context import CI_ARN, kubeconfig
 from tests.policy.live.test_verify import eks_cluster
 

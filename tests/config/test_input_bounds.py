@@ -12,8 +12,8 @@ from policy.environment.acknowledgements import Acknowledgement, endpoint_risks
 from policy.environment.load import load_environment
 from policy.environment.teams import load_team_runs, parse_run, unnamed_team_directories
 from tests.conftest import env_from
-from tests.environments import WORKLOAD_AWARE_GATES, workload_aware_data
 from tests.helpers import env_refusal
+from tests.helpers.environments import WORKLOAD_AWARE_GATES, workload_aware_data
 
 RUN = {
     "template": "pytorch",

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from charts.ordering import sort_key
-from tests import yaml_files
 from tests.control_plane.cluster import ApiError, Cluster, NotServed, Obj, missing_fields, wait_until
+from tests.helpers import yaml_files
 
 CRD_KINDS = {
     ("karpenter.sh/v1", "NodePool"): "karpenter-v1.14.1/karpenter.sh_nodepools.yaml",

@@ -93,7 +93,7 @@ def run_verify(plane_kubeconfig: Path, tmp_path: Path, *, twin: bool) -> int:
     from cli import verify
     from policy.environment.load import load_environment
     from tests.control_plane.environments import DIST
-    from tests.environments import workload_aware, write_workload_aware
+    from tests.helpers.environments import workload_aware, write_workload_aware
 
     env = workload_aware("dev") if twin else load_environment(name="dev")
     kubeconfig = kubeconfig_naming(plane_kubeconfig, env.cluster.name, tmp_path / "kubeconfig")

@@ -16,10 +16,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from tests import yaml_files
 from tests.control_plane.cluster import ApiError, Cluster, Obj, add_node, cleanup, resource_slice, wait_until
 from tests.control_plane.environments import DIST
 from tests.control_plane.nvidia import gpu
+from tests.helpers import yaml_files
 
 NAMESPACE = "gangs"
 ZONE_KEY = "topology.kubernetes.io/zone"
@@ -68,7 +68,7 @@ class Observed:
 
 def _template() -> list[Obj]:
     """The ``gang-smoke`` run in native form: rendered on ci's workload-aware twin (shipped ci has no Workload API)."""
-    from tests.environments import workload_aware_run
+    from tests.helpers.environments import workload_aware_run
 
     return workload_aware_run("ci", "platform-smoke", "gang-smoke")
 

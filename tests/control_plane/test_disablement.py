@@ -20,13 +20,13 @@ from control_plane import ControlPlaneError
 from control_plane.build import build
 from control_plane.configs import ConfigName, Configuration, configuration, for_declared_gates
 from control_plane.run import ControlPlane
-from tests import yaml_files
 from tests.control_plane.apply import apply_all
 from tests.control_plane.cluster import Cluster, NotServed, add_node, resource_slice, wait_until
 from tests.control_plane.conftest import _unavailable
 from tests.control_plane.environments import DIST
 from tests.control_plane.nvidia import gpu
-from tests.environments import workload_aware, workload_aware_render, workload_aware_run
+from tests.helpers import yaml_files
+from tests.helpers.environments import workload_aware, workload_aware_render, workload_aware_run
 
 ENV = "prod-example"
 RUN = "teams/llm-research/pretrain-70b.yaml"

@@ -24,7 +24,7 @@ from tests.control_plane.driver import gate_rows, prepare_for_verify, run_verify
 from tests.control_plane.environments import DIST, claimed, claiming, with_gates
 from tests.control_plane.gangs import NAMESPACE, Gang, Outcome, Scenario, checked, run_on_scheduler, simulated
 from tests.control_plane.nvidia import every_kind_of_device
-from tests.environments import workload_aware
+from tests.helpers.environments import workload_aware
 
 EKS_ENVIRONMENTS = claiming(ConfigName.EKS)
 

@@ -28,12 +28,13 @@ from tests.control_plane.gangs import (
     run_on_scheduler,
     simulated,
 )
-from tests.environments import workload_aware as workload_aware_env
-from tests.environments import workload_aware_render
+from tests.helpers.environments import workload_aware as workload_aware_env
+from tests.helpers.environments import workload_aware_render
 from tests.policy.gangs import test_admission as kit
 
 WORKLOAD_ENVIRONMENTS = list(EXAMPLE_ENVIRONMENTS)
-"""Every shipped environment, as its workload-aware twin (``tests/environments.py``): the shipped ones claim eks."""
+"""Every shipped environment, as its workload-aware twin (``tests/helpers/environments.py``): the shipped
+ones claim eks."""
 
 
 def twin_plane(plane_for: PlaneFor, env_name: str) -> Cluster:

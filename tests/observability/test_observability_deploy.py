@@ -19,8 +19,8 @@ from observability.dashboard import dashboard_json
 from observability.manifests import APP_NAME, DIST_IMAGE, is_operator_object, with_exporter_image
 from policy.environment.load import load_environment
 from stacks.platform_objects import PAYLOAD_BUDGET_BYTES
-from tests import yaml_files
 from tests.conftest import EXAMPLE_ENVIRONMENTS, env_from, shipped_render
+from tests.helpers import yaml_files
 
 DIST = REPO_ROOT / "dist"
 Synth = Callable[[str], dict[str, Any]]

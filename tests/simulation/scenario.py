@@ -11,7 +11,7 @@ from policy.environment.load import parse_environment
 from policy.infrastructure.capacity import PodShape
 from simulation.engine.cluster import ClusterModel, cluster_model
 from simulation.engine.jobs import JobRequest
-from tests.environments import workload_aware_data
+from tests.helpers.environments import workload_aware_data
 
 NODE_POD = PodShape(8, 180, 1800)
 """Eight GPUs and most of a p5.48xlarge: one pod per node."""

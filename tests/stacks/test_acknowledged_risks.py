@@ -7,7 +7,7 @@ from aws_cdk.assertions import Annotations, Match
 
 from policy.environment.acknowledgements import AcknowledgedRisk, Acknowledgement
 from stacks.acknowledged_risks import warn_acknowledged
-from tests.small_stacks import new_stack
+from tests.helpers.small_stacks import new_stack
 
 RISKS = [
     AcknowledgedRisk(Acknowledgement.CLUSTER_AUTOSCALER_VERSION_SKEW, "cluster_autoscaler.version", "runs behind"),

@@ -22,7 +22,7 @@ def _broken_queue(outdir: Path) -> Path:
 
 
 def test_builtin_validator_is_off_and_cfn_lint_fails_what_it_would_warn_about(tmp_path: Path) -> None:
-    from tests.cfn_lint import lint_errors
+    from tests.helpers.cfn_lint import lint_errors
 
     template = _broken_queue(tmp_path)
     # The built-in validator writes validation-report.json whenever it runs (here: a type error to warn about).

@@ -26,7 +26,7 @@ def _resources(synthesized: Synth, env: str, kind: str) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("env", EXAMPLE_ENVIRONMENTS)
 def test_cfn_lint_has_no_errors(synthesized: Synth, env: str) -> None:
-    from tests.cfn_lint import lint_errors
+    from tests.helpers.cfn_lint import lint_errors
 
     for path in synthesized(env)["__outdir__"].glob("*.template.json"):
         assert lint_errors(path) == [], path.name

@@ -10,7 +10,7 @@ from aws_cdk import CfnResource
 from aws_cdk.assertions import Template
 
 from stacks.deletion_protection import ClusterDeletionProtection
-from tests.small_stacks import cluster_stack, only, resources
+from tests.helpers.small_stacks import cluster_stack, only, resources
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import pytest
 
 from catalog.eks_control_plane import EKS_SERVED_APIS
 from tests.conftest import EXAMPLE_ENVIRONMENTS
-from tests.environments import WORKLOAD_AWARE_GATES
+from tests.helpers.environments import WORKLOAD_AWARE_GATES
 
 pytestmark = pytest.mark.synth
 Synth = Callable[[str], dict[str, Any]]
@@ -26,7 +26,7 @@ WORKLOAD_AWARE = WORKLOAD_AWARE_GATES["dev"]
 
 @pytest.fixture(scope="module")
 def workload_aware_twin(synthesized_workload_aware: Synth) -> Templates:
-    """dev on a control plane that serves the workload-aware gates, acknowledged (``tests.environments``)."""
+    """dev on a control plane that serves the workload-aware gates, acknowledged (``tests.helpers.environments``)."""
     return _shipped(synthesized_workload_aware, "dev")
 
 

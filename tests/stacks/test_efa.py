@@ -7,7 +7,7 @@ from aws_cdk import aws_ec2 as ec2
 from aws_cdk.assertions import Template
 
 from stacks.efa import EfaSecurityGroup
-from tests.small_stacks import new_stack, only
+from tests.helpers.small_stacks import new_stack, only
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from aws_cdk.assertions import Template
 
 from addons.nvidia_dra_driver.pin import DRA_DRIVER
 from stacks.helm import pinned_chart
-from tests.small_stacks import cluster_stack, resources
+from tests.helpers.small_stacks import cluster_stack, resources
 
 PIN = dataclasses.replace(
     DRA_DRIVER,

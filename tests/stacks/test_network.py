@@ -10,7 +10,7 @@ from aws_cdk.assertions import Template
 
 from config.model import NetworkConfig
 from stacks.network import ClusterNetwork
-from tests.small_stacks import new_stack, resources, warnings
+from tests.helpers.small_stacks import new_stack, resources, warnings
 
 EXISTING = {
     "existing_vpc": {

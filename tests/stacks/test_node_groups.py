@@ -11,7 +11,7 @@ from aws_cdk.assertions import Template
 
 from policy.infrastructure.efa import NetworkInterfaceSpec
 from stacks.node_groups import GPU_UPDATE_CONFIG, node_launch_template, node_role
-from tests.small_stacks import new_stack, only
+from tests.helpers.small_stacks import new_stack, only
 
 Synth = Callable[[str], dict[str, Any]]
 

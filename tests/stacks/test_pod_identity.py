@@ -10,7 +10,7 @@ from aws_cdk.assertions import Template
 from constructs import Construct
 
 from stacks.pod_identity import pod_identity_agent
-from tests.small_stacks import cluster_stack, only
+from tests.helpers.small_stacks import cluster_stack, only
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from aws_cdk.assertions import Template
 from policy.environment.load import load_environment
 from policy.environment.runs import TTL_TAG
 from stacks.stack_ttl import CHECK_EVERY, HANDLER_SOURCE, StackTimeToLive
-from tests.small_stacks import new_stack, only, resources
+from tests.helpers.small_stacks import new_stack, only, resources
 
 
 def _build(**ephemeral: object) -> tuple[Stack, Template]:

@@ -12,8 +12,8 @@ from addons.nvidia_dra_driver.settings import DraDriverConfig
 from config.model import EnvironmentConfig
 from policy.environment.load import load_environment
 from stacks.verification import ServedApiCheck
-from tests.environments import workload_aware
-from tests.small_stacks import cluster_stack, resources
+from tests.helpers.environments import workload_aware
+from tests.helpers.small_stacks import cluster_stack, resources
 
 
 def _outputs(template: Template, construct_id: str) -> dict[str, Any]:

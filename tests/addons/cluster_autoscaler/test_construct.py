@@ -11,7 +11,7 @@ from aws_cdk.assertions import Template
 
 from addons.cluster_autoscaler.construct import ClusterAutoscaler
 from policy.environment.load import load_environment
-from tests.small_stacks import cluster_stack, only, warnings
+from tests.helpers.small_stacks import cluster_stack, only, warnings
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ import pytest
 
 from config.load import REPO_ROOT
 from config.model import EnvironmentConfig
-from tests import yaml_files
 from tests.conftest import env_from
+from tests.helpers import yaml_files
 
 
 def example_data() -> dict[str, Any]:

@@ -20,8 +20,8 @@ import yaml
 from celpy import celtypes
 from celpy.adapter import json_to_cel
 
-from tests import yaml_files
 from tests.conftest import REFERENCE
+from tests.helpers import yaml_files
 
 KARPENTER_REFERENCE = REFERENCE / "karpenter-v1.14.1"
 CRD_FILES = {

@@ -14,7 +14,6 @@ from catalog.labels import DEVICE_MANAGEMENT_LABEL, POOL_LABEL, ZONE_LABEL
 from config.load import REPO_ROOT
 from config.model import EnvironmentConfig
 from policy.environment.load import load_environment
-from tests import yaml_files
 from tests.addons.karpenter.conftest import example_data, example_env
 from tests.addons.karpenter.crds import (
     cel_rules,
@@ -25,6 +24,7 @@ from tests.addons.karpenter.crds import (
     schema_errors,
 )
 from tests.conftest import env_from
+from tests.helpers import yaml_files
 
 MAX_MANIFEST_BYTES = 262_144
 
@@ -167,7 +167,7 @@ def test_node_classes_pin_the_ami_and_lock_down_the_node() -> None:
 
 
 def test_node_classes_set_the_kubelet_gates_where_the_control_plane_serves_them() -> None:
-    from tests.environments import workload_aware
+    from tests.helpers.environments import workload_aware
 
     node_classes = [o for o in karpenter_objects(workload_aware("karpenter-example")) if o["kind"] == "EC2NodeClass"]
     assert node_classes

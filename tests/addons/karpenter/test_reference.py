@@ -15,8 +15,8 @@ from policy.environment.acknowledgements import AcknowledgedRisk, Acknowledgemen
 from policy.environment.load import load_environment
 from tests.addons.karpenter.conftest import example_env
 from tests.addons.karpenter.crds import reference_chart_values, reference_cloudformation
-from tests.chart_values import unknown_keys
 from tests.conftest import env_from
+from tests.helpers.chart_values import unknown_keys
 
 FREE_FORM = frozenset({"nodeSelector"})
 """Chart values that are label maps: any key is allowed below them."""

@@ -13,7 +13,7 @@ from aws_cdk.assertions import Template
 
 from addons.kube_prometheus_stack.construct import PrometheusMonitoring, storage_class
 from policy.environment.load import load_environment
-from tests.small_stacks import cluster_stack, only, resources
+from tests.helpers.small_stacks import cluster_stack, only, resources
 
 
 def _build(*, workspace: bool) -> Template:

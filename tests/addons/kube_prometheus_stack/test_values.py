@@ -24,9 +24,9 @@ from addons.kube_prometheus_stack.values import (
 from catalog import versions
 from observability.manifests import PROMETHEUS_SELECTOR_LABELS, SCHEDULER_READER
 from policy.environment.load import load_environment
-from tests import yaml_files
-from tests.chart_values import unknown_keys
 from tests.conftest import REFERENCE, require_reference
+from tests.helpers import yaml_files
+from tests.helpers.chart_values import unknown_keys
 
 Synth = Callable[[str], dict[str, Any]]
 CHART_DIR = REFERENCE / f"kube-prometheus-stack-{KUBE_PROMETHEUS_STACK_CHART_VERSION}"

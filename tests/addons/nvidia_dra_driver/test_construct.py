@@ -10,7 +10,7 @@ from aws_cdk.assertions import Template
 
 from addons.nvidia_dra_driver.construct import DevicePlugin, DraDriver
 from policy.environment.load import load_environment
-from tests.small_stacks import cluster_stack, only
+from tests.helpers.small_stacks import cluster_stack, only
 
 
 @pytest.fixture(scope="module")

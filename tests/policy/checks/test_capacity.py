@@ -20,9 +20,9 @@ from policy.infrastructure.node_pools import (
     static_nodes_in_zone,
 )
 from policy.results import Status
-from tests import yaml_files
 from tests.conftest import env_from
-from tests.environments import workload_aware_data
+from tests.helpers import yaml_files
+from tests.helpers.environments import workload_aware_data
 from tests.policy.checks.test_suite import H100_RUN, _failures, _find, _objects
 
 

@@ -30,7 +30,7 @@ from policy.environment.load import load_environment
 from policy.environment.teams import parse_run
 from policy.results import Check, Status
 from tests.conftest import EXAMPLE_ENVIRONMENTS, env_from, shipped_render
-from tests.environments import workload_aware, workload_aware_data
+from tests.helpers.environments import workload_aware, workload_aware_data
 
 Obj = dict[str, Any]
 

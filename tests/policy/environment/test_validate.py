@@ -9,9 +9,8 @@ import pytest
 
 from addons.cluster_autoscaler.pin import CLUSTER_AUTOSCALER_RELEASES, ClusterAutoscalerRelease
 from policy.environment.load import load_environment
-from tests import yaml_files
 from tests.conftest import EXAMPLE_ENVIRONMENTS, env_from
-from tests.helpers import env_refusal
+from tests.helpers import env_refusal, yaml_files
 
 
 def _pool(data: dict[str, Any], index: int = 0) -> dict[str, Any]:

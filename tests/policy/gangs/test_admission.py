@@ -16,9 +16,9 @@ from charts.render import render_cluster_objects
 from config.load import REPO_ROOT
 from policy.environment.load import load_environment
 from policy.gangs.admission import TIER_GRANTED, Verdict, review
-from tests import yaml_files
 from tests.conftest import EXAMPLE_ENVIRONMENTS, env_from, shipped_render
-from tests.environments import workload_aware_render, workload_aware_run
+from tests.helpers import yaml_files
+from tests.helpers.environments import workload_aware_render, workload_aware_run
 
 DIST = REPO_ROOT / "dist"
 Obj = dict[str, Any]

@@ -14,10 +14,9 @@ from config.platform import TeamRun
 from policy.checks.objects import pods as member_pods
 from policy.environment.load import load_environment
 from policy.environment.teams import parse_run
-from tests import yaml_files
 from tests.conftest import shipped_render
-from tests.environments import workload_aware
-from tests.helpers import refusal
+from tests.helpers import refusal, yaml_files
+from tests.helpers.environments import workload_aware
 
 PYTORCH = {"template": "pytorch", "replicas": 4, "device_class": "l4", "gpus_per_replica": 4, "image": "example/t:1"}
 PYTORCH_RUN = PYTORCH | {"command": ["train.py", "--lr=0.1"], "cpu_per_replica": 16, "memory_gib_per_replica": 64}

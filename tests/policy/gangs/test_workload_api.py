@@ -14,9 +14,9 @@ from config.platform import WorkloadApi
 from policy.environment.load import load_environment
 from policy.environment.teams import load_team_runs
 from policy.gangs.workload_api import applied_objects, gang_run_warnings, withheld_policy_names
-from tests import yaml_files
 from tests.conftest import env_from
-from tests.environments import WORKLOAD_AWARE_GATES, workload_aware, workload_aware_data
+from tests.helpers import yaml_files
+from tests.helpers.environments import WORKLOAD_AWARE_GATES, workload_aware, workload_aware_data
 
 
 def _optional(dev_data: dict[str, Any]) -> Any:

@@ -11,8 +11,8 @@ from catalog.feature_gates import FEATURE_GATES, Stage
 from config.errors import ConfigError
 from policy.gates.rules import check_gates, kubelet_feature_gates, required_api_versions
 from tests.conftest import env_from
-from tests.environments import workload_aware_data
 from tests.helpers import refusal
+from tests.helpers.environments import workload_aware_data
 
 
 def _acknowledged(control_plane: tuple[str, ...]) -> tuple[str, ...]:

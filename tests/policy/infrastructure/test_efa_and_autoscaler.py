@@ -33,9 +33,9 @@ from policy.infrastructure.efa import (
     pool_efa_settings,
 )
 from policy.infrastructure.node_pools import autoscaled_pools, efa_enabled, efa_interfaces_per_node, node_group_plans
-from tests import yaml_files
-from tests.chart_values import unknown_keys
 from tests.conftest import EXAMPLE_ENVIRONMENTS, REFERENCE, env_from, require_reference, shipped_render
+from tests.helpers import yaml_files
+from tests.helpers.chart_values import unknown_keys
 
 EFA_TABLE = REFERENCE / "aws-instance-network" / "efa-instance-types.yaml"
 CA_CHART = REFERENCE / f"cluster-autoscaler-chart-{CLUSTER_AUTOSCALER_CHART_VERSION}"

@@ -10,9 +10,9 @@ from addons.nvidia_dra_driver.values import device_plugin_values, dra_driver_val
 from catalog.labels import DEVICE_MANAGEMENT_LABEL
 from policy.environment.load import load_environment
 from policy.infrastructure.node_pools import gpu_node_labels, node_config_user_data, node_group_plans
-from tests import yaml_files
-from tests.chart_values import unknown_keys
 from tests.conftest import REFERENCE, env_from
+from tests.helpers import yaml_files
+from tests.helpers.chart_values import unknown_keys
 
 DRA_CHART_VALUES = REFERENCE / "dra-driver-nvidia-gpu-v0.4.1" / "chart-values.yaml"
 

@@ -17,7 +17,7 @@ from policy.live.gate_probes import PROBE_KINDS, GateProbe, field_value, gate_pr
 from policy.live.verify import expectations, gate_checks
 from policy.results import Status
 from tests.conftest import EXAMPLE_ENVIRONMENTS
-from tests.environments import workload_aware, workload_aware_data
+from tests.helpers.environments import workload_aware, workload_aware_data
 
 Synth = Callable[[str], dict[str, Any]]
 

@@ -22,8 +22,8 @@ from config.model import EnvironmentConfig
 from policy.environment.load import load_environment
 from policy.live.preflight import quota_needs
 from policy.results import Check, Status
-from tests import yaml_files
 from tests.conftest import env_from
+from tests.helpers import yaml_files
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 EXAMPLE = Path(__file__).resolve().parent / "environment.yaml"

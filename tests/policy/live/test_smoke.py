@@ -37,7 +37,7 @@ from policy.live.smoke import (
     settled,
 )
 from policy.results import Status
-from tests.environments import workload_aware
+from tests.helpers.environments import workload_aware
 
 PAYLOADS = Path(__file__).resolve().parent / "payloads"
 CI_GATES = frozenset(workload_aware("ci").feature_gates.control_plane)

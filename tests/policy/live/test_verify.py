@@ -14,7 +14,7 @@ import pytest
 from policy.environment.load import load_environment
 from policy.live.verify import Expectations, evaluate, expectations, platform_object_names
 from policy.results import Status
-from tests.environments import workload_aware, write_workload_aware
+from tests.helpers.environments import workload_aware, write_workload_aware
 
 PAYLOADS = Path(__file__).resolve().parent / "payloads"
 
@@ -41,7 +41,7 @@ def ci_expectations(**kwargs: Any) -> Expectations:
 
 
 def twin_expectations(**kwargs: Any) -> Expectations:
-    """``ci`` on a control plane that serves the workload-aware gates (``tests.environments``)."""
+    """``ci`` on a control plane that serves the workload-aware gates (``tests.helpers.environments``)."""
     return expectations(workload_aware("ci"), **kwargs)
 
 

@@ -22,7 +22,7 @@ from simulation.loadtest.plan import LOADTEST_IMAGE, LOADTEST_LABEL, due, plan_l
 from simulation.mix.load import MIXES_DIR, load_mix
 from simulation.mix.sample import sample_jobs
 from simulation.report.measure import measurements
-from tests.environments import workload_aware
+from tests.helpers.environments import workload_aware
 
 PAYLOADS = json.loads((Path(__file__).parent / "payloads" / "loadtest-poll.json").read_text())
 

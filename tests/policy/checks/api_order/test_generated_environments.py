@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from policy.checks.api_order.check import api_before_use, assumed_api_groups
-from tests import yaml_files
 from tests.conftest import env_from
+from tests.helpers import yaml_files
 from tests.policy.checks.api_order.builtin import built_in_kinds
 
 Synth = Callable[[str], dict[str, Any]]

@@ -1,4 +1,13 @@
-"""Helpers the test modules share: refusals as the one line a user reads."""
+"""Helpers the test modules share. Here: refusals as the one line a user reads. Beside it:
+
+- ``yaml_files``: committed YAML read with libyaml; ``chart_values``: chart keys against a pinned
+  chart's ``values.yaml``; ``cfn_lint``: the pinned cfn-lint over a template;
+- ``environments``: the shipped environments' workload-aware twins; ``small_stacks``: one construct
+  synthesized in a small stack; ``fake_registry``: container registries served locally; ``node``:
+  the Node.js the accelerator's tests run.
+
+Fixtures live in ``tests/conftest.py``.
+"""
 
 from __future__ import annotations
 
