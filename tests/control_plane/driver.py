@@ -30,10 +30,10 @@ def prepare_for_verify(cluster: Cluster) -> list[Obj]:
     """What a deployed dev cluster holds: the driver's and the platform's DeviceClasses, the PriorityClasses,
     and one DRA GPU node (8 H100s) with its ResourceSlice. The created objects, for cleanup."""
     from catalog.labels import DEVICE_MANAGEMENT_DRA, DEVICE_MANAGEMENT_LABEL
-    from tests import yaml_files
     from tests.control_plane.apply import apply_all
     from tests.control_plane.environments import DIST
     from tests.control_plane.nvidia import gpu
+    from tests.helpers import yaml_files
 
     objects = [*DRIVER_DEVICE_CLASSES] + [
         o

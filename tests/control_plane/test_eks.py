@@ -328,7 +328,7 @@ FALLBACK_AGREEMENT: dict[str, tuple[Outcome, Outcome, str]] = {
 
 @pytest.fixture(scope="module")
 def fallback_gang_cluster(eks: Cluster) -> Any:
-    from tests import yaml_files
+    from tests.helpers import yaml_files
 
     def dev_file(name: str) -> list[Obj]:
         return [o for o in yaml_files.load_all((DIST / "dev" / name).read_text()) if isinstance(o, dict)]
