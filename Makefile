@@ -199,23 +199,23 @@ pytest: $(TEST_STAMP) $(LAUNCHER_STAMP)  ## The tests, on every core (pytest-xdi
 cdk-synth: $(STAMP) $(NODE_STAMP)  ## cdk synth through cdk.json (the CDK CLI way)
 	$(CDK) synth $(CDK_SELECT) --quiet
 
-# Each asks first whether any AWS credentials are set (cli/aws_access.py: one line that says what to set),
+# Each asks first whether any AWS credentials are set (cli/live/aws_access.py: one line that says what to set),
 # before the CDK CLI is installed or started.
 diff: $(STAMP)  ## cdk diff ENV against the deployed stacks
-	@$(PY) -m cli.aws_access diff $(SELECT) $(RUN_SELECT)
+	@$(PY) -m cli.live.aws_access diff $(SELECT) $(RUN_SELECT)
 	@$(MAKE) --no-print-directory $(NODE_STAMP)
 	$(CDK) diff $(CDK_SELECT)
 
 # A gate is checked only once the cluster and its capacity exist: a missing one fails this last step and
 # leaves the cluster up (the stack itself never probes a gate).
 deploy: $(STAMP)  ## cdk deploy ENV (needs AWS credentials and Docker: make preflight checks both), then make verify
-	@$(PY) -m cli.aws_access deploy $(SELECT) $(RUN_SELECT)
+	@$(PY) -m cli.live.aws_access deploy $(SELECT) $(RUN_SELECT)
 	@$(MAKE) --no-print-directory $(NODE_STAMP)
 	$(CDK) deploy $(CDK_SELECT) --all --require-approval $(APPROVAL)
-	$(PY) -m cli.verify $(SELECT) $(RUN_SELECT) $(if $(wildcard dist/$(ENV)),--expect-from dist/$(ENV)) $(CLUSTER_SELECT) --after-deploy
+	$(PY) -m cli.live.verify $(SELECT) $(RUN_SELECT) $(if $(wildcard dist/$(ENV)),--expect-from dist/$(ENV)) $(CLUSTER_SELECT) --after-deploy
 
 destroy: $(STAMP)  ## cdk destroy ENV (--force: never asks)
-	@$(PY) -m cli.aws_access destroy $(SELECT) $(RUN_SELECT)
+	@$(PY) -m cli.live.aws_access destroy $(SELECT) $(RUN_SELECT)
 	@$(MAKE) --no-print-directory $(NODE_STAMP)
 	$(CDK) destroy $(CDK_SELECT) --all --force
 
@@ -245,13 +245,13 @@ freshness: $(STAMP)  ## Fail when the committed dist/ differs from a fresh rende
 .PHONY: preflight verify smoke names cfn-lint mpi-ssh-key
 
 preflight: $(STAMP)  ## Check ENV's quotas, instance offerings, reservations and EKS version in AWS
-	$(PY) -m cli.preflight $(SELECT) $(RUN_SELECT) $(ARGS)
+	$(PY) -m cli.live.preflight $(SELECT) $(RUN_SELECT) $(ARGS)
 
 verify: $(STAMP)  ## Check a deployed cluster serves what ENV declares (KUBECONFIG or ~/.kube/config)
-	$(PY) -m cli.verify $(SELECT) $(RUN_SELECT) $(if $(wildcard dist/$(ENV)),--expect-from dist/$(ENV)) $(CLUSTER_SELECT) $(ARGS)
+	$(PY) -m cli.live.verify $(SELECT) $(RUN_SELECT) $(if $(wildcard dist/$(ENV)),--expect-from dist/$(ENV)) $(CLUSTER_SELECT) $(ARGS)
 
 smoke: $(STAMP)  ## Submit small gangs to a live cluster and report; skips (exit 0) without a kubeconfig
-	$(PY) -m cli.smoke $(SELECT) $(RUN_SELECT) $(CLUSTER_SELECT) $(ARGS)
+	$(PY) -m cli.live.smoke $(SELECT) $(RUN_SELECT) $(CLUSTER_SELECT) $(ARGS)
 
 mpi-ssh-key: $(STAMP)  ## A fresh SSH key Secret for MPI run RUN=<team>/<run>: make mpi-ssh-key RUN=... | kubectl apply -f -
 	@$(PY) -m cli.mpi_ssh_key $(SELECT) --run $(RUN)
@@ -272,7 +272,7 @@ simulate: $(SIM_STAMP)  ## Simulate MIX (mixes/<MIX>.yaml) on ENV [SEED= HOURS=]
 	$(PY) -m cli.simulate $(SELECT) --mix $(MIX) --seed $(SEED) $(if $(HOURS),--hours $(HOURS)) $(ARGS)
 
 loadtest: $(SIM_STAMP)  ## Submit MIX, scaled down, to a live cluster [SCALE= MINUTES=]; skips (exit 0) without a kubeconfig
-	$(PY) -m cli.loadtest $(SELECT) $(RUN_SELECT) --mix $(MIX) --seed $(SEED) $(if $(SCALE),--scale $(SCALE)) $(if $(MINUTES),--minutes $(MINUTES)) $(CLUSTER_SELECT) $(ARGS)
+	$(PY) -m cli.live.loadtest $(SELECT) $(RUN_SELECT) --mix $(MIX) --seed $(SEED) $(if $(SCALE),--scale $(SCALE)) $(if $(MINUTES),--minutes $(MINUTES)) $(CLUSTER_SELECT) $(ARGS)
 
 # A local Kubernetes 1.37 control plane built from upstream sources (docs/control-plane.md).
 .PHONY: control-plane control-plane-build

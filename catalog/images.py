@@ -8,7 +8,7 @@ release itself. The versions themselves live in ``catalog/versions.py`` and in t
 (``addons/<name>/pin.py``, whose ``IMAGES`` and ``CHARTS`` join these tables with no line here); the rows
 are built from them, so a bump that forgets its row fails ``tests/catalog/test_images.py``.
 
-Which rows an environment uses is ``policy.infrastructure.images``; the registry look-ups are ``cli.registry``.
+Which rows an environment uses is ``policy.infrastructure.images``; the registry look-ups are ``cli.live.registry``.
 """
 
 from __future__ import annotations

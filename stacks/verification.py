@@ -4,7 +4,7 @@ Nothing here can fail the cluster's creation for a missing gate. A gate is only 
 a field it unlocks survives a round trip (the registry strategy drops a disabled field on create), and
 that is checked after the cluster and its capacity exist: ``make deploy`` runs ``make verify`` once
 ``cdk deploy`` has finished, and a missing gate fails that step with the cluster left up
-(``cli/verify.py``: one row per relied-on gate, its probe sent with ``dryRun=All``).
+(``cli/live/verify.py``: one row per relied-on gate, its probe sent with ``dryRun=All``).
 
 In the stack:
 

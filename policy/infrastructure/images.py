@@ -3,7 +3,7 @@
 ``deployed_images``/``deployed_charts`` pick an environment's rows of ``catalog/images.py``,
 following the same switches as the stacks (an autoscaled pool installs Cluster Autoscaler, a
 Karpenter pool Karpenter, and so on) and the image references the chart values set. An image
-the values name that has no row gets one marked unverified. ``cli.registry`` asks the
+the values name that has no row gets one marked unverified. ``cli.live.registry`` asks the
 registries; the decisions here turn its answers into checks.
 """
 

@@ -2,7 +2,7 @@
 
 What the environment needs (vCPU quotas, instance types per zone, reservations and what
 Karpenter's reservation selectors must find, the Kubernetes version) is derived here from
-the config and the catalog; ``cli/preflight.py`` asks AWS only for those facts and hands
+the config and the catalog; ``cli/live/preflight.py`` asks AWS only for those facts and hands
 the answers back as plain values.
 """
 

@@ -1,6 +1,6 @@
 """The smoke test's decisions: which gang scenarios a cluster allows, what they submit, what happened.
 
-No API calls here: ``cli/smoke.py`` creates the objects, polls the PodGroups, Pods and
+No API calls here: ``cli/live/smoke.py`` creates the objects, polls the PodGroups, Pods and
 Events, and hands the documents to ``observe``/``classify``/``settled``/``judge``.
 
 Scenarios (each skipped, with the reason, where the cluster does not allow it; all of them without the

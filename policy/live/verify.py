@@ -2,7 +2,7 @@
 
 The inputs are the JSON documents the API server returns (``kubectl get --raw``): the
 ``/apis`` discovery list, DeviceClass, PriorityClass, Node and ResourceSlice lists.
-``cli/verify.py`` fetches them; tests feed recorded ones.
+``cli/live/verify.py`` fetches them; tests feed recorded ones.
 """
 
 from __future__ import annotations

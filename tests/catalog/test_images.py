@@ -35,7 +35,7 @@ from addons.kube_prometheus_stack.pin import (
 from addons.nvidia_dra_driver.pin import DRA_DRIVER_CHART, DRA_DRIVER_IMAGE
 from catalog import versions
 from catalog.images import CHARTS, CHECKED, IMAGES, IMAGES_BY_REFERENCE, ImagePin
-from cli.registry import MANIFEST_TYPES, RegistryClient, look_up
+from cli.live.registry import MANIFEST_TYPES, RegistryClient, look_up
 from config.load import ENVIRONMENTS_DIR, REPO_ROOT, environment_names
 from policy.environment.acknowledgements import UNVERIFIED_RELEASES, acknowledged_risks
 from policy.environment.load import load_environment
@@ -319,7 +319,7 @@ def _serve_everything(state: FakeRegistries, name: str) -> None:
 
 @pytest.mark.parametrize("name", SHIPPED)
 def test_every_pin_of_a_shipped_environment_is_looked_up(registries: FakeRegistries, name: str) -> None:
-    from cli.preflight import registry_report
+    from cli.live.preflight import registry_report
 
     _serve_everything(registries, name)
     checks = registry_report(load_environment(name=name), _client(registries, ecr=True))
@@ -346,7 +346,7 @@ def _closed_port() -> int:
 
 
 def test_without_network_the_registry_checks_are_one_skipped_line() -> None:
-    from cli.preflight import registry_report
+    from cli.live.preflight import registry_report
 
     port = _closed_port()
     client = RegistryClient(base_url=lambda where: f"http://127.0.0.1:{port}", timeout_seconds=2)
@@ -394,16 +394,16 @@ def test_preflight_command_reports_registries_and_says_offline_in_one_line(
     monkeypatch: pytest.MonkeyPatch, registries: FakeRegistries
 ) -> None:
     """``main`` end to end, with AWS answered by a stub and the registries by the fake, then offline."""
-    import cli.preflight
+    import cli.live.preflight
 
-    monkeypatch.setattr(cli.preflight, "read_docker", lambda: ("27.3.1", None))  # not this machine's daemon
-    monkeypatch.setattr(cli.preflight, "gather", lambda env, **kwargs: [])
+    monkeypatch.setattr(cli.live.preflight, "read_docker", lambda: ("27.3.1", None))  # not this machine's daemon
+    monkeypatch.setattr(cli.live.preflight, "gather", lambda env, **kwargs: [])
     monkeypatch.setattr(boto3, "client", lambda service, region_name: object())  # gather, stubbed, asks nothing
     _serve_everything(registries, "ci")
-    monkeypatch.setattr(cli.preflight, "registry_client", lambda: _client(registries))
+    monkeypatch.setattr(cli.live.preflight, "registry_client", lambda: _client(registries))
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
-        code = cli.preflight.main(["--env", "ci", "--json"])
+        code = cli.live.preflight.main(["--env", "ci", "--json"])
     assert (code, err.getvalue()) == (0, "")
     report = json.loads(out.getvalue())
     assert [(c["check"], c["subject"], c["status"]) for c in report["checks"]] == [
@@ -415,11 +415,11 @@ def test_preflight_command_reports_registries_and_says_offline_in_one_line(
     ]
     port = _closed_port()
     monkeypatch.setattr(
-        cli.preflight, "registry_client", lambda: RegistryClient(base_url=lambda w: f"http://127.0.0.1:{port}")
+        cli.live.preflight, "registry_client", lambda: RegistryClient(base_url=lambda w: f"http://127.0.0.1:{port}")
     )
     out = io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
-        assert cli.preflight.main(["--env", "ci"]) == 0
+        assert cli.live.preflight.main(["--env", "ci"]) == 0
     lines = out.getvalue().splitlines()
     (skipped,) = [line for line in lines if "registries" in line]
     assert skipped.split()[:3] == ["images", "registries", "SKIP"]
@@ -429,19 +429,19 @@ def test_preflight_command_reports_registries_and_says_offline_in_one_line(
 
 
 def test_no_registries_leaves_the_look_ups_out(monkeypatch: pytest.MonkeyPatch) -> None:
-    import cli.preflight
+    import cli.live.preflight
 
-    monkeypatch.setattr(cli.preflight, "read_docker", lambda: ("27.3.1", None))  # not this machine's daemon
-    monkeypatch.setattr(cli.preflight, "gather", lambda env, **kwargs: [])
+    monkeypatch.setattr(cli.live.preflight, "read_docker", lambda: ("27.3.1", None))  # not this machine's daemon
+    monkeypatch.setattr(cli.live.preflight, "gather", lambda env, **kwargs: [])
     monkeypatch.setattr(boto3, "client", lambda service, region_name: object())  # gather, stubbed, asks nothing
 
     def refuse() -> RegistryClient:
         raise AssertionError("no registry may be asked")
 
-    monkeypatch.setattr(cli.preflight, "registry_client", refuse)
+    monkeypatch.setattr(cli.live.preflight, "registry_client", refuse)
     out = io.StringIO()
     with redirect_stdout(out):
-        assert cli.preflight.main(["--env", "ci", "--no-registries"]) == 0
+        assert cli.live.preflight.main(["--env", "ci", "--no-registries"]) == 0
     assert out.getvalue().splitlines()[-1] == "1 ok, 0 warn, 0 fail, 0 skip"  # Docker's row only
 
 
@@ -491,19 +491,19 @@ def test_registries_are_still_looked_up_when_aws_cannot_be_asked(
 ) -> None:
     from botocore.exceptions import NoCredentialsError
 
-    import cli.preflight
+    import cli.live.preflight
 
     def no_credentials(env: Any, **kwargs: Any) -> list[Check]:
         raise NoCredentialsError()
 
-    monkeypatch.setattr(cli.preflight, "read_docker", lambda: ("27.3.1", None))  # not this machine's daemon
-    monkeypatch.setattr(cli.preflight, "gather", no_credentials)
+    monkeypatch.setattr(cli.live.preflight, "read_docker", lambda: ("27.3.1", None))  # not this machine's daemon
+    monkeypatch.setattr(cli.live.preflight, "gather", no_credentials)
     monkeypatch.setattr(boto3, "client", lambda service, region_name: object())
     _serve_everything(registries, "ci")
-    monkeypatch.setattr(cli.preflight, "registry_client", lambda: _client(registries))
+    monkeypatch.setattr(cli.live.preflight, "registry_client", lambda: _client(registries))
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
-        assert cli.preflight.main(["--env", "ci"]) == 2
+        assert cli.live.preflight.main(["--env", "ci"]) == 2
     lines = out.getvalue().splitlines()
     assert lines[0] == "preflight ci (us-east-2): registries only"
     assert lines[-1] == "4 ok, 1 warn, 0 fail, 0 skip"  # Docker's row and the registries
@@ -511,7 +511,7 @@ def test_registries_are_still_looked_up_when_aws_cannot_be_asked(
 
 
 def test_ecr_token_only_for_private_ecr_hosts(monkeypatch: pytest.MonkeyPatch) -> None:
-    from cli.preflight import ecr_basic_auth
+    from cli.live.preflight import ecr_basic_auth
 
     asked: list[str] = []
 
@@ -531,7 +531,7 @@ def test_ecr_token_only_for_private_ecr_hosts(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_challenge_parameters_and_realms_with_a_query(monkeypatch: pytest.MonkeyPatch) -> None:
-    from cli import registry
+    from cli.live import registry
 
     assert registry._challenge_params(
         'Bearer realm="https://x/token?a=1",service="x",scope="repository:a/b:pull,push"'

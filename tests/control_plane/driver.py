@@ -85,12 +85,12 @@ def gate_rows(out: str) -> dict[str, str]:
 
 
 def run_verify(plane_kubeconfig: Path, tmp_path: Path, *, twin: bool) -> int:
-    """``make verify ENV=dev`` through its code path (``cli.verify.main``, which prints its table), against
+    """``make verify ENV=dev`` through its code path (``cli.live.verify.main``, which prints its table), against
     the control plane behind ``plane_kubeconfig``: shipped dev, or (``twin``) its workload-aware twin as an
     environment file (``make verify CONFIG=<file>``). The kubeconfig names its cluster ``gpu-dev``, the
     environment's cluster; ``--expect-from`` is the rendered directory of what is verified."""
     from charts.render import render_environment
-    from cli import verify
+    from cli.live import verify
     from policy.environment.load import load_environment
     from tests.control_plane.environments import DIST
     from tests.helpers.environments import workload_aware, write_workload_aware

@@ -286,7 +286,7 @@ def test_a_broken_min_count_is_caught_by_the_real_scheduler(gang_cluster: Cluste
 def test_verify_reports_every_gate_present_in_the_workload_aware_configuration(
     workload_plane: ControlPlane, workload_aware: Cluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """``make verify CONFIG=<dev's workload-aware twin>`` (``cli.verify.main``) against the workload-aware
+    """``make verify CONFIG=<dev's workload-aware twin>`` (``cli.live.verify.main``) against the workload-aware
     configuration, through a kubeconfig naming gpu-dev: every declared gate and the Workload API present."""
     created = prepare_for_verify(workload_aware)
     try:

@@ -99,9 +99,9 @@ def _run(module: str, *args: str, config: Path, home: Path) -> subprocess.Comple
 
 
 LIVE_COMMANDS = {
-    "verify": ("cli.verify",),
-    "smoke": ("cli.smoke",),
-    "loadtest": ("cli.loadtest", "--mix", "ci", "--minutes", "1"),
+    "verify": ("cli.live.verify",),
+    "smoke": ("cli.live.smoke",),
+    "loadtest": ("cli.live.loadtest", "--mix", "ci", "--minutes", "1"),
 }
 
 
@@ -129,7 +129,7 @@ def test_fails_an_explicit_context_of_another_cluster(server: RecordingServer, t
         current="ci",
         clusters={"ci": (CI_ARN, "http://127.0.0.1:9"), "other": ("kind-unrelated", server.url)},
     )
-    result = _run("cli.smoke", "--context", "other", config=config, home=tmp_path)
+    result = _run("cli.live.smoke", "--context", "other", config=config, home=tmp_path)
     assert result.returncode == 2
     assert "context: reaches cluster kind-unrelated" in result.stderr
     assert server.requests == []
@@ -137,7 +137,7 @@ def test_fails_an_explicit_context_of_another_cluster(server: RecordingServer, t
 
 def test_the_first_line_names_the_cluster_a_matching_context_reaches(server: RecordingServer, tmp_path: Path) -> None:
     config = kubeconfig(tmp_path / "kubeconfig", current=CI_ARN, clusters={CI_ARN: (CI_ARN, server.url)})
-    result = _run("cli.verify", "--json", config=config, home=tmp_path)
+    result = _run("cli.live.verify", "--json", config=config, home=tmp_path)
     first = result.stderr.splitlines()[0]
     assert first == f"verify: acting on cluster {CI_ARN} (context {CI_ARN}, server {server.url})"
     assert ("GET", "/apis") in server.requests, "the intended cluster is read"

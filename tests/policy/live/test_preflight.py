@@ -16,7 +16,7 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from cli.preflight import gather, main
+from cli.live.preflight import gather, main
 from config.load import ENVIRONMENTS_DIR
 from config.model import EnvironmentConfig
 from policy.environment.load import load_environment
@@ -335,16 +335,16 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
 
     monkeypatch.setattr(boto3, "client", client)
     # No registry is reachable here (a closed loopback port): the image checks are one skipped line.
-    import cli.preflight
-    from cli.registry import RegistryClient
+    import cli.live.preflight
+    from cli.live.registry import RegistryClient
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     monkeypatch.setattr(
-        cli.preflight, "registry_client", lambda: RegistryClient(base_url=lambda where: f"http://127.0.0.1:{port}")
+        cli.live.preflight, "registry_client", lambda: RegistryClient(base_url=lambda where: f"http://127.0.0.1:{port}")
     )
-    monkeypatch.setattr(cli.preflight, "read_docker", lambda: ("27.3.1", None))
+    monkeypatch.setattr(cli.live.preflight, "read_docker", lambda: ("27.3.1", None))
     yield world
 
 
@@ -356,9 +356,9 @@ def _main(*args: str) -> tuple[int, str]:
 
 
 def test_command_prints_a_table_and_exits_zero(aws: World, monkeypatch: pytest.MonkeyPatch) -> None:
-    import cli.preflight
+    import cli.live.preflight
 
-    monkeypatch.setattr(cli.preflight, "datetime", _FixedNow)
+    monkeypatch.setattr(cli.live.preflight, "datetime", _FixedNow)
     code, out = _main()
     assert code == 0
     lines = out.splitlines()
@@ -370,9 +370,9 @@ def test_command_prints_a_table_and_exits_zero(aws: World, monkeypatch: pytest.M
 
 
 def test_command_json_and_exit_code_on_failure(aws: World, monkeypatch: pytest.MonkeyPatch) -> None:
-    import cli.preflight
+    import cli.live.preflight
 
-    monkeypatch.setattr(cli.preflight, "datetime", _FixedNow)
+    monkeypatch.setattr(cli.live.preflight, "datetime", _FixedNow)
     aws.quotas["L-417A185B"] = 1536
     code, out = _main("--json")
     assert code == 1
@@ -634,7 +634,7 @@ def test_fails_preflight_when_docker_does_not_answer(dev_data: dict[str, Any]) -
 
 
 def test_docker_is_asked_through_cdk_docker(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
-    from cli.preflight import read_docker
+    from cli.live.preflight import read_docker
 
     monkeypatch.setenv("CDK_DOCKER", str(tmp_path / "no-such-docker"))
     assert read_docker() == (None, f"there is no {tmp_path / 'no-such-docker'} command on PATH")

@@ -12,7 +12,7 @@ from typing import Any
 import kubernetes_validate
 import pytest
 
-from cli.smoke import Runner, pod_tolerations
+from cli.live.smoke import Runner, pod_tolerations
 from config.load import REPO_ROOT
 from policy.environment.load import load_environment
 from policy.live.smoke import (
@@ -378,7 +378,7 @@ def test_runner_submits_in_order_reports_and_cleans_up() -> None:
 def test_skips_cleanly_without_a_kubeconfig(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "KUBECONFIG"} | {"HOME": str(tmp_path)}
     result = subprocess.run(
-        [sys.executable, "-m", "cli.smoke", "--env", "ci"],
+        [sys.executable, "-m", "cli.live.smoke", "--env", "ci"],
         cwd=REPO_ROOT,
         env=env,
         capture_output=True,

@@ -186,7 +186,7 @@ def test_platform_object_names_come_from_rendered_manifests() -> None:
 
 
 class FakeKube:
-    """Answers ``cli.verify.fetch`` from the recorded payloads, by API path."""
+    """Answers ``cli.live.verify.fetch`` from the recorded payloads, by API path."""
 
     def __init__(self, documents: dict[str, Any]) -> None:
         self.documents = documents
@@ -218,10 +218,10 @@ def eks_cluster() -> FakeKube:
 
 
 def test_command_reads_the_cluster_and_reports(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    import cli.verify
+    import cli.live.verify
 
     kube = eks_cluster()
-    monkeypatch.setattr(cli.verify, "connect", lambda path, context: kube)
+    monkeypatch.setattr(cli.live.verify, "connect", lambda path, context: kube)
     kubeconfig = tmp_path / "kubeconfig"
     arn = "arn:aws:eks:us-east-2:123456789012:cluster/gpu-ci"
     kubeconfig.write_text(
@@ -236,7 +236,7 @@ def test_command_reads_the_cluster_and_reports(monkeypatch: pytest.MonkeyPatch, 
     out = io.StringIO()
     with redirect_stdout(out):
         config = write_workload_aware("ci", tmp_path / "ci-workload-aware.yaml")
-        code = cli.verify.main(
+        code = cli.live.verify.main(
             ["--config", str(config), "--kubeconfig", str(kubeconfig), "--expect-from", str(rendered), "--json"]
         )
     report = json.loads(out.getvalue())
@@ -256,11 +256,11 @@ def test_command_reads_the_cluster_and_reports(monkeypatch: pytest.MonkeyPatch, 
 def test_command_without_a_kubeconfig_is_one_line_and_exit_2(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import cli.verify
+    import cli.live.verify
 
     monkeypatch.delenv("KUBECONFIG", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert cli.verify.main(["--env", "ci"]) == 2
+    assert cli.live.verify.main(["--env", "ci"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
 
 

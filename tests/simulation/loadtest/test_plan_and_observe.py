@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from cli import loadtest as loadtest_cli
+from cli.live import loadtest as loadtest_cli
 from policy.environment.load import load_environment
 from simulation.loadtest.observe import (
     GangWatch,

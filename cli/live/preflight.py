@@ -7,7 +7,7 @@ what each ``capacity_reservations`` selector selects, by id or by tags), and whe
 offers the Kubernetes version in the region; and, locally, that Docker answers (``make deploy``
 builds the gang exporter image with it). Then, where there is network access, whether each
 image and chart the environment deploys (``policy/infrastructure/images.py``, rows in ``catalog/images.py``)
-resolves in its registry or chart repository (``cli/registry.py``); without network access that
+resolves in its registry or chart repository (``cli/live/registry.py``); without network access that
 part is one skipped line with the reason (``--no-registries`` leaves it out). Prints a table (or
 ``--json``); exits 1 when a check fails, 2 when the environment or AWS access is broken.
 
@@ -30,7 +30,7 @@ from typing import Any
 from catalog import versions
 from catalog.quotas import SERVICE_CODE
 from cli.environment_args import add_environment_args, load_selected
-from cli.registry import RegistryClient, look_up
+from cli.live.registry import RegistryClient, look_up
 from cli.report import exit_code, first_line, render
 from config.errors import ConfigError
 from config.model import EnvironmentConfig

@@ -8,7 +8,7 @@ node; and the platform's DeviceClasses and PriorityClasses (``--device-classes``
 with ``observability.prometheus: existing``, the Prometheus Operator's group; and one row per
 relied-on gate: its probe object (``policy.live.gate_probes``) created with ``dryRun=All`` (nothing
 is stored, no Pod is created) and the gated field looked for in the response. Decisions
-are ``policy/live/verify.py``. Only the environment's cluster is read (``cli.kube.target_cluster``).
+are ``policy/live/verify.py``. Only the environment's cluster is read (``cli.live.kube.target_cluster``).
 Exit 1 when a check fails, 2 when the cluster cannot be reached or the context is another cluster's.
 """
 
@@ -24,7 +24,7 @@ import yaml
 
 from catalog.labels import DEVICE_MANAGEMENT_DRA, DEVICE_MANAGEMENT_LABEL
 from cli.environment_args import add_environment_args, load_selected
-from cli.kube import Json, KubeApi, add_cluster_args, connect, find_kubeconfig, target_cluster
+from cli.live.kube import Json, KubeApi, add_cluster_args, connect, find_kubeconfig, target_cluster
 from cli.report import exit_code, first_line, render
 from config.errors import ConfigError
 from config.model import EnvironmentConfig

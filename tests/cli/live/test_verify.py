@@ -31,11 +31,11 @@ def _kubeconfig(tmp_path: Path, cluster: str = CI_ARN) -> Path:
 def test_missing_acknowledged_gate_fails_the_step_and_says_the_cluster_is_up(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import cli.verify
+    import cli.live.verify
 
-    monkeypatch.setattr(cli.verify, "connect", lambda path, context: eks_cluster())
+    monkeypatch.setattr(cli.live.verify, "connect", lambda path, context: eks_cluster())
     config = _config(tmp_path, GATES)
-    code = cli.verify.main(["--config", str(config), "--kubeconfig", str(_kubeconfig(tmp_path)), "--after-deploy"])
+    code = cli.live.verify.main(["--config", str(config), "--kubeconfig", str(_kubeconfig(tmp_path)), "--after-deploy"])
     out, err = capsys.readouterr()
     assert code == 1
     assert "GenericWorkload" in out and "TopologyAwareWorkloadScheduling" in out
@@ -48,11 +48,11 @@ def test_missing_acknowledged_gate_fails_the_step_and_says_the_cluster_is_up(
 def test_shipped_environment_relies_on_nothing_the_cluster_lacks(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import cli.verify
+    import cli.live.verify
 
     kube = eks_cluster()
-    monkeypatch.setattr(cli.verify, "connect", lambda path, context: kube)
-    code = cli.verify.main(["--env", "ci", "--kubeconfig", str(_kubeconfig(tmp_path)), "--after-deploy"])
+    monkeypatch.setattr(cli.live.verify, "connect", lambda path, context: kube)
+    code = cli.live.verify.main(["--env", "ci", "--kubeconfig", str(_kubeconfig(tmp_path)), "--after-deploy"])
     out, err = capsys.readouterr()
     assert "scheduling.k8s.io/v1beta1" not in out
     assert ("/apis", {}) in kube.asked, "the cluster was read"
@@ -64,12 +64,12 @@ def test_shipped_environment_relies_on_nothing_the_cluster_lacks(
 def test_a_kubeconfig_of_another_cluster_gets_the_same_line_and_no_request(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import cli.verify
+    import cli.live.verify
 
     kube = eks_cluster()
-    monkeypatch.setattr(cli.verify, "connect", lambda path, context: kube)
+    monkeypatch.setattr(cli.live.verify, "connect", lambda path, context: kube)
     other = _kubeconfig(tmp_path, "arn:aws:eks:us-east-2:123456789012:cluster/production")
-    code = cli.verify.main(["--env", "ci", "--kubeconfig", str(other), "--after-deploy"])
+    code = cli.live.verify.main(["--env", "ci", "--kubeconfig", str(other), "--after-deploy"])
     assert code == 0 and kube.asked == []
     assert capsys.readouterr().out.startswith("deployed ci; to check what cluster gpu-ci serves: aws eks")
 
@@ -77,10 +77,10 @@ def test_a_kubeconfig_of_another_cluster_gets_the_same_line_and_no_request(
 def test_without_a_kubeconfig_it_says_how_to_get_one(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import cli.verify
+    import cli.live.verify
 
     monkeypatch.setenv("KUBECONFIG", str(tmp_path / "absent"))
-    code = cli.verify.main(["--env", "dev", "--after-deploy"])
+    code = cli.live.verify.main(["--env", "dev", "--after-deploy"])
     assert code == 0
     assert capsys.readouterr().out == (
         "deployed dev; to check what cluster gpu-dev serves: aws eks update-kubeconfig --name gpu-dev "

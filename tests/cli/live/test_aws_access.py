@@ -60,7 +60,7 @@ def test_fails_make_deploy_and_diff_without_credentials_in_one_line(command: str
 
 def test_a_named_profile_without_credentials_is_named(tmp_path: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "cli.aws_access", "destroy", "--env", "prod-example"],
+        [sys.executable, "-m", "cli.live.aws_access", "destroy", "--env", "prod-example"],
         cwd=REPO_ROOT,
         env=_no_credentials(tmp_path) | {"AWS_PROFILE": "ml-platform"},
         capture_output=True,
@@ -77,7 +77,7 @@ def test_a_named_profile_without_credentials_is_named(tmp_path: Path) -> None:
 def test_credentials_in_the_environment_let_the_cdk_run(tmp_path: Path) -> None:
     environ = _no_credentials(tmp_path) | {"AWS_ACCESS_KEY_ID": "AKIAEXAMPLE", "AWS_SECRET_ACCESS_KEY": "example"}
     result = subprocess.run(
-        [sys.executable, "-m", "cli.aws_access", "diff", "--env", "dev"],
+        [sys.executable, "-m", "cli.live.aws_access", "diff", "--env", "dev"],
         cwd=REPO_ROOT,
         env=environ,
         capture_output=True,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import cli.loadtest as loadtest_cli
+import cli.live.loadtest as loadtest_cli
 from policy.environment.load import load_environment
 from simulation.loadtest.plan import plan_load
 from simulation.mix.load import MIXES_DIR, load_mix

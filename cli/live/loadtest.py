@@ -5,7 +5,7 @@ seconds) for ``--minutes`` as real runs rendered by the templates, watches PodGr
 and preemption events, and writes ``reports/<env>/<mix>-loadtest/``: the cluster's measurements
 next to the simulation of the same scaled gangs. Everything it creates carries
 ``gpu-platform.io/loadtest=<id>`` and is deleted at the end, also on Ctrl-C or SIGTERM. It acts only
-on the environment's cluster (``cli.kube.target_cluster``: the first line names it) and prints a
+on the environment's cluster (``cli.live.kube.target_cluster``: the first line names it) and prints a
 progress line (elapsed, submitted, pending, scheduled) at its first poll, every 30 s and at the end.
 Without a kubeconfig it prints one line and exits 0, like ``make smoke``; exit 2 on bad
 configuration or an unreachable cluster.
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from cli.environment_args import add_environment_args, load_selected
-from cli.kube import KubeApi, add_cluster_args, connect, kubeconfig_or_skip, target_cluster
+from cli.live.kube import KubeApi, add_cluster_args, connect, kubeconfig_or_skip, target_cluster
 from cli.report import first_line
 from config.errors import ConfigError
 from config.load import REPO_ROOT

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from cli.kube import KubeApi, find_kubeconfig
+from cli.live.kube import KubeApi, find_kubeconfig
 
 
 def _api_exception() -> Any:

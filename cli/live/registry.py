@@ -5,7 +5,7 @@ the manifest media types in ``Accept`` (a registry that refuses ``HEAD`` is aske
 A ``401`` with a ``Bearer`` challenge is answered with an anonymous token from the challenge's
 realm (registry.k8s.io, public.ecr.aws, nvcr.io, quay.io, ghcr.io, Docker Hub); a ``Basic``
 challenge (private ECR, such as the EKS registry) is answered only when ``basic_auth`` gives
-credentials (``cli.preflight`` passes an ECR authorization token when AWS answers). HTTP chart
+credentials (``cli.live.preflight`` passes an ECR authorization token when AWS answers). HTTP chart
 repositories: the chart's version in the repository's ``index.yaml``.
 
 ``base_url`` maps a registry host or chart repository URL to the URL actually asked: identity

@@ -1,11 +1,12 @@
 """``make smoke ENV=...``: submit small gangs to a live cluster and report what happened.
 
-Needs a kubeconfig (``--kubeconfig``, ``$KUBECONFIG`` or ``~/.kube/config``); without one
-it prints one line saying so and exits 0, so it can sit in any pipeline. A context that reaches
-another cluster than the environment's is refused before anything is sent (``cli.kube.target_cluster``). The scenarios,
-the objects and every verdict are ``policy/live/smoke.py``; this module only talks to the API
-server. Each scenario runs in its own namespace, deleted (with its pods) before the next
-starts; the smoke PriorityClasses and DeviceTaintRule are deleted at the end.
+Needs a kubeconfig (``--kubeconfig``, ``$KUBECONFIG`` or ``~/.kube/config``); without one it
+prints one line saying so and exits 0, so it can sit in any pipeline. A context that reaches
+another cluster than the environment's is refused before anything is sent
+(``cli.live.kube.target_cluster``). The scenarios, the objects and every verdict are
+``policy/live/smoke.py``; this module only talks to the API server. Each scenario runs in its
+own namespace, deleted (with its pods) before the next starts; the smoke PriorityClasses and
+DeviceTaintRule are deleted at the end.
 Exit 1 when a scenario did something other than expected, 2 when the cluster cannot be
 reached.
 """
@@ -20,9 +21,9 @@ from collections.abc import Callable
 
 from catalog import versions
 from cli.environment_args import add_environment_args, load_selected
-from cli.kube import KubeApi, add_cluster_args, connect, kubeconfig_or_skip, target_cluster
+from cli.live.kube import KubeApi, add_cluster_args, connect, kubeconfig_or_skip, target_cluster
+from cli.live.verify import read
 from cli.report import exit_code, first_line, render
-from cli.verify import read
 from config.errors import ConfigError
 from config.model import EnvironmentConfig
 from policy.infrastructure.node_pools import tolerations_for
