@@ -25,14 +25,13 @@ from catalog.efa import EFA_PREALLOCATED_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESO
 from catalog.instances import INSTANCE_TYPES
 from catalog.labels import DO_NOT_DISRUPT_ANNOTATION, ROLE_LABEL
 from config.model import EnvironmentConfig, GpuPoolConfig
+from policy.iam.documents import VERSION
 from policy.infrastructure.node_pools import (
     autoscaled_pools,
     efa_interfaces_per_node,
     gpu_node_labels,
     node_group_plans,
 )
-
-_VERSION = "2012-10-17"
 
 GANG_POD_ANNOTATIONS = {DO_NOT_DISRUPT_ANNOTATION: "true", SAFE_TO_EVICT_ANNOTATION: "false"}
 """On every gang pod: neither Karpenter nor Cluster Autoscaler removes a node a gang runs on (a bare Pod
@@ -116,7 +115,7 @@ def cluster_autoscaler_policy(*, cluster_name: str, partition: str, region: str,
         f"aws:ResourceTag/{DISCOVERY_TAG_ENABLED}": "true",
     }
     return {
-        "Version": _VERSION,
+        "Version": VERSION,
         "Statement": [
             {
                 "Sid": "DescribeScalingInputs",

@@ -14,13 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-Statement = dict[str, Any]
-
-_VERSION = "2012-10-17"
-
-
-def _document(*statements: Statement) -> dict[str, Any]:
-    return {"Version": _VERSION, "Statement": list(statements)}
+from policy.iam.documents import VERSION, policy_document
 
 
 def node_lifecycle_policy(*, cluster_name: str, partition: str, region: str) -> dict[str, Any]:
@@ -31,7 +25,7 @@ def node_lifecycle_policy(*, cluster_name: str, partition: str, region: str) -> 
         "aws:RequestTag/eks:eks-cluster-name": cluster_name,
     }
     tagged_kinds = ["fleet", "instance", "volume", "network-interface", "launch-template", "spot-instances-request"]
-    return _document(
+    return policy_document(
         {
             "Sid": "AllowScopedEC2InstanceAccessActions",
             "Effect": "Allow",
@@ -112,7 +106,7 @@ def iam_integration_policy(
         f"aws:ResourceTag/kubernetes.io/cluster/{cluster_name}": "owned",
         "aws:ResourceTag/topology.kubernetes.io/region": region,
     }
-    return _document(
+    return policy_document(
         {
             "Sid": "AllowPassingInstanceRole",
             "Effect": "Allow",
@@ -161,7 +155,7 @@ def iam_integration_policy(
 
 
 def eks_integration_policy(*, cluster_arn: str) -> dict[str, Any]:
-    return _document(
+    return policy_document(
         {
             "Sid": "AllowAPIServerEndpointDiscovery",
             "Effect": "Allow",
@@ -172,7 +166,7 @@ def eks_integration_policy(*, cluster_arn: str) -> dict[str, Any]:
 
 
 def interruption_policy(*, queue_arn: str) -> dict[str, Any]:
-    return _document(
+    return policy_document(
         {
             "Sid": "AllowInterruptionQueueActions",
             "Effect": "Allow",
@@ -183,7 +177,7 @@ def interruption_policy(*, queue_arn: str) -> dict[str, Any]:
 
 
 def zonal_shift_policy(*, cluster_arn: str) -> dict[str, Any]:
-    return _document(
+    return policy_document(
         {
             "Sid": "AllowZonalShiftStatusReadOnly",
             "Effect": "Allow",
@@ -195,7 +189,7 @@ def zonal_shift_policy(*, cluster_arn: str) -> dict[str, Any]:
 
 
 def resource_discovery_policy(*, partition: str, region: str, account_id: str) -> dict[str, Any]:
-    return _document(
+    return policy_document(
         {
             "Sid": "AllowRegionalReadActions",
             "Effect": "Allow",
@@ -271,7 +265,7 @@ def interruption_queue_policy(*, queue_arn: str, rule_arns: list[str]) -> dict[s
     our rules with ``aws:SourceArn``.
     """
     return {
-        "Version": _VERSION,
+        "Version": VERSION,
         "Id": "EC2InterruptionPolicy",
         "Statement": [
             {

@@ -5,18 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-VERSION = "2012-10-17"
+from policy.iam.documents import policy_document
 
 
 def pod_identity_trust_policy() -> dict[str, Any]:
     """Trust of a controller role: EKS Pod Identity (``pods.eks.amazonaws.com``)."""
-    return {
-        "Version": VERSION,
-        "Statement": [
-            {
-                "Effect": "Allow",
-                "Principal": {"Service": "pods.eks.amazonaws.com"},
-                "Action": ["sts:AssumeRole", "sts:TagSession"],
-            }
-        ],
-    }
+    return policy_document(
+        {
+            "Effect": "Allow",
+            "Principal": {"Service": "pods.eks.amazonaws.com"},
+            "Action": ["sts:AssumeRole", "sts:TagSession"],
+        }
+    )
