@@ -69,7 +69,8 @@ def missing_paths(root: Path) -> list[str]:
     top_level = top_level_folders(root)
     missing = set()
     for path in scanned_files(root):
-        for named in named_paths(path.read_text(encoding="utf-8", errors="replace"), top_level):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for named in named_paths(text, top_level):
             if named.startswith(GENERATED) or (root / named).exists():
                 continue
             # A page's relative link (docs/index.md -> simulation/dev/REPORT.md) resolves beside it.
@@ -79,7 +80,7 @@ def missing_paths(root: Path) -> list[str]:
             if path.name == "mkdocs.yml" and (root / "docs" / named).exists():
                 continue
             missing.add(f"{path.relative_to(root).as_posix()}: {named}")
-        for module in named_modules(path.read_text(encoding="utf-8", errors="replace"), top_level):
+        for module in named_modules(text, top_level):
             if not _module_exists(root, module):
                 missing.add(f"{path.relative_to(root).as_posix()}: python -m {module}")
     return sorted(missing)
